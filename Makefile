@@ -1,0 +1,31 @@
+# The two commands of the README: `make run` and `make test`. Both install what is missing first.
+JOBS ?= 2
+DB ?= var/perftriage.sqlite
+LISTEN ?= 127.0.0.1:8080
+DEMO ?= --demo
+
+.PHONY: deps build-dev build-release run test bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build-release: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+
+build-dev: deps
+	cmake --preset dev >/dev/null
+	cmake --build --preset dev -j $(JOBS)
+
+run: build-release
+	@mkdir -p $(dir $(DB))
+	./build/release/perftriage serve --db $(DB) --listen $(LISTEN) $(DEMO)
+
+test: build-dev
+	ctest --preset dev
+
+bench: build-release
+	./build/release/bench/ingest_bench
+
+clean:
+	rm -rf build

@@ -1,0 +1,83 @@
+#include "analyzers/flags/slow_table.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace perftriage::analyzers {
+namespace {
+
+std::string speedup_cell(const schema::ResultRecord& r) {
+  if (!r.speedup_text.empty()) return r.speedup_text;
+  return r.speedup ? std::to_string(*r.speedup) : std::string{};
+}
+
+// Markdown cells: a pipe or newline inside a model name must not break the table.
+std::string md_cell(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void sort_slow_cases(std::vector<schema::ResultRecord>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.suite, a.dtype, a.mode) < std::tie(b.suite, b.dtype, b.mode) ||
+           (std::tie(a.suite, a.dtype, a.mode) == std::tie(b.suite, b.dtype, b.mode) &&
+            std::make_tuple(a.speedup.value_or(0), a.model) < std::make_tuple(b.speedup.value_or(0), b.model));
+  });
+}
+
+std::string slow_table_markdown(const std::vector<schema::ResultRecord>& rows) {
+  std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |\n"
+                    "|---|---|---|---|---:|---:|---|\n";
+  for (const auto& r : rows) {
+    out += "| " + md_cell(r.suite) + " | " + md_cell(r.dtype) + " | " + md_cell(r.mode) + " | " + md_cell(r.model) +
+           " | " + std::to_string(r.batch_size) + " | " + speedup_cell(r) + " | " + md_cell(r.source) + " |\n";
+  }
+  return out;
+}
+
+std::string slow_table_csv(const std::vector<schema::ResultRecord>& rows) {
+  std::string out = "suite,dtype,mode,model,batch_size,speedup,source\n";
+  for (const auto& r : rows) {
+    out += csv_cell(r.suite) + "," + csv_cell(r.dtype) + "," + csv_cell(r.mode) + "," + csv_cell(r.model) + "," +
+           std::to_string(r.batch_size) + "," + speedup_cell(r) + "," + csv_cell(r.source) + "\n";
+  }
+  return out;
+}
+
+nlohmann::json slow_table_json(const std::vector<schema::ResultRecord>& rows) {
+  auto out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    out.push_back({{"suite", r.suite},
+                   {"dtype", r.dtype},
+                   {"mode", r.mode},
+                   {"model", r.model},
+                   {"batch_size", r.batch_size},
+                   {"speedup", r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json()},
+                   {"source", r.source}});
+  }
+  return out;
+}
+
+}  // namespace perftriage::analyzers

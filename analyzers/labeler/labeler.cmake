@@ -1,0 +1,34 @@
+# Embeds analyzers/taxonomies/*.json into a generated header so the binary and the tests need no files beside them.
+# Two modes: include()d by analyzers/CMakeLists.txt (wires the generation into perftriage_analyzers_labeler), and
+# `cmake -DDIR=... -DOUT=... -P labeler.cmake` (the generation step itself, re-run when a taxonomy changes).
+if(CMAKE_SCRIPT_MODE_FILE)
+  file(GLOB _files ${DIR}/*.json)
+  list(SORT _files)
+  list(LENGTH _files _n)
+  set(_body "#pragma once\n// Generated from analyzers/taxonomies/*.json by analyzers/labeler/labeler.cmake. Do not edit.\n")
+  string(APPEND _body "#include <array>\n#include <string_view>\nnamespace perftriage::analyzers::labeler::embedded {\n")
+  string(APPEND _body "struct EmbeddedTaxonomy { std::string_view name; std::string_view json; };\n")
+  string(APPEND _body "inline constexpr std::array<EmbeddedTaxonomy, ${_n}> kTaxonomies{{\n")
+  foreach(f ${_files})
+    get_filename_component(_name ${f} NAME_WE)
+    file(READ ${f} _json)
+    string(APPEND _body "  {\"${_name}\", R\"pt_taxonomy(${_json})pt_taxonomy\"},\n")
+  endforeach()
+  string(APPEND _body "}};\n}  // namespace perftriage::analyzers::labeler::embedded\n")
+  file(WRITE ${OUT}.tmp "${_body}")
+  file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
+  return()
+endif()
+
+set(_pt_tax_dir ${CMAKE_CURRENT_LIST_DIR}/../taxonomies)
+file(GLOB _pt_tax_files CONFIGURE_DEPENDS ${_pt_tax_dir}/*.json)
+set(_pt_tax_gen_dir ${CMAKE_CURRENT_BINARY_DIR}/labeler_generated)
+set(_pt_tax_header ${_pt_tax_gen_dir}/perftriage_embedded_taxonomies.hpp)
+add_custom_command(
+  OUTPUT ${_pt_tax_header}
+  COMMAND ${CMAKE_COMMAND} -DDIR=${_pt_tax_dir} -DOUT=${_pt_tax_header} -P ${CMAKE_CURRENT_LIST_DIR}/labeler.cmake
+  DEPENDS ${_pt_tax_files} ${CMAKE_CURRENT_LIST_DIR}/labeler.cmake
+  COMMENT "Embedding labeler taxonomies"
+  VERBATIM)
+target_sources(perftriage_analyzers_labeler PRIVATE ${_pt_tax_header})
+target_include_directories(perftriage_analyzers_labeler PRIVATE ${_pt_tax_gen_dir})

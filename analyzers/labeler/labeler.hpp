@@ -1,0 +1,73 @@
+#pragma once
+// The pure issue labeler: title + body + existing labels + a taxonomy -> structured axes, each with a one-line
+// reason, the labels to apply, the parsed test cases, need_split and a root-cause line. No I/O, no GitHub.
+// Rules: shared/domain/issue-labels.md. The taxonomies are data (analyzers/taxonomies/*.json, embedded at build).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzers/labeler/taxonomy.hpp"
+#include "common/result.hpp"
+
+namespace perftriage::analyzers::labeler {
+
+struct IssueInput {
+  std::string title;
+  std::string body;
+  std::vector<std::string> labels;  // labels already on the issue (legacy spellings allowed)
+  std::string repo;                 // "owner/name"; empty: the taxonomy's repo
+  std::int64_t number = 0;
+};
+
+// One test case found in the issue. E2E: suite/dtype/mode/model (+ speedup); UT: test_id (+ dtype from its suffix).
+struct ParsedCase {
+  std::string suite, dtype, mode, model, test_id;
+  std::optional<double> speedup;
+  std::string text;  // the line it came from, trimmed
+
+  // Extra facts some shapes carry.
+  std::optional<double> inductor_ratio, eager_ratio;  // target / baseline, when the table has them
+  std::string status;                                 // fail_accuracy, eager_fail_to_run, ... (logs, tables)
+  std::string error;                                  // error text on the case's line (FAILED ... - Error: ...)
+  bool e2e = false;                                   // an E2E (benchmark) case rather than a unit test
+  std::size_t line = 0;                               // 0-based line in the pre-processed body
+
+  [[nodiscard]] std::string display() const;  // huggingface/ElectraForQuestionAnswering/inference/bfloat16 or the test id
+};
+
+// Data-backed facts about one case (the server plugs the database in).
+struct CaseEvidence {
+  std::optional<double> speedup, inductor_ratio, eager_ratio;
+  std::vector<std::string> verdicts;  // trace classifier verdicts: "math fallback", "host-bound", "graph breaks", ...
+  std::string source;                 // where it was measured: run key, platform, csv
+};
+using EvidenceLookup = std::function<std::optional<CaseEvidence>(const ParsedCase&)>;
+
+struct AxisRow {
+  std::string axis, value, reason;
+};
+
+struct LabelResult {
+  std::vector<AxisRow> axes;
+  std::vector<std::string> labels;  // exactly what would be applied (every applied axis' value, canonical spelling)
+  std::vector<ParsedCase> cases;
+  int analyzed_case = 0;  // 1-based index of the analysed case; 0 when there are no cases
+  bool need_split = false;
+  std::string root_cause;
+};
+
+LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence = {});
+
+nlohmann::json to_json(const ParsedCase& c);
+nlohmann::json to_json(const LabelResult& result);
+
+// The triage comment in the seed's shape, inside <details>, starting with kCommentMarker.
+inline constexpr std::string_view kCommentMarker = "<!-- perftriage:label -->";
+std::string render_comment(const IssueInput& issue, const LabelResult& result);
+
+}  // namespace perftriage::analyzers::labeler

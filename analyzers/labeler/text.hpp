@@ -1,0 +1,41 @@
+#pragma once
+// Text helpers and the pre-processing pass: line endings, environment-zone cut, `cc @` lines, pasted-Excel HTML,
+// struck (~~resolved~~) case rows.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perftriage::analyzers::labeler {
+
+std::string lower(std::string_view s);
+std::string_view trim(std::string_view s);
+std::vector<std::string> split_lines(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+// `needle` (lower-case) in `hay_lower` with no letter/digit right before or after it.
+bool contains_word(std::string_view hay_lower, std::string_view needle);
+// A taxonomy pattern: plain substring, or "=word" for a whole-word match. `hay_lower` must be lower-case.
+bool matches_pattern(std::string_view hay_lower, std::string_view pattern);
+// Drops http(s):// and www. addresses (a suite name inside a URL is no evidence).
+std::string strip_urls(std::string_view s);
+// First number in s ("0.662", "12.5%", "1.2x"); nullopt when none.
+bool parse_number(std::string_view s, double& out);
+std::string format_number(double v, int digits = 3);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+struct Preprocessed {
+  std::vector<std::string> lines;       // the body that rules read, one entry per line
+  std::string env;                      // the environment zone that was cut (never a source of hw / os)
+  std::vector<std::string> struck;      // case rows struck through (resolved)
+  int cc_lines_dropped = 0;
+  bool had_html = false;
+};
+
+Preprocessed preprocess(std::string_view body);
+
+// A line stating the environment (OS:, Driver:, Environment: ..., "Intel(R) Arc(TM) ..."), not a claim.
+bool is_env_line(std::string_view line);
+// Lines that carry error text: exceptions, tracebacks, FAILED lines, crashes, compiler errors.
+bool is_error_line(std::string_view line);
+
+}  // namespace perftriage::analyzers::labeler

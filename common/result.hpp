@@ -1,0 +1,97 @@
+#pragma once
+// Errors are values: every fallible function returns Result<T>. The mapping from
+// ErrorKind to an HTTP status lives in exactly one place (server/http_errors.cpp).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace perftriage {
+
+enum class ErrorKind {
+  invalid_input,           // malformed request or file content -> 400
+  unsupported_media_type,  // body type we cannot read -> 415
+  unauthorized,            // bad signature / token -> 401
+  not_found,               // unknown run, case, route -> 404
+  conflict,                // different bytes for a stored path, platform mismatch -> 409
+  too_large,               // body or archive over its limit -> 413
+  unprocessable,           // well-formed but not what this endpoint takes -> 422
+  internal,                // a bug or an I/O failure on our side -> 500
+};
+
+struct Error {
+  ErrorKind kind = ErrorKind::invalid_input;
+  std::string code;     // machine-readable, specific: "bad_number", "no_header", ...
+  std::string message;  // one sentence a person can act on
+  std::string file;     // the input file as uploaded, when the error is about one
+  std::int64_t line = 0;  // 1-based physical line, 0 = not about a line
+  std::string column;   // header name of the offending field, when known
+};
+
+inline Error make_error(ErrorKind kind, std::string code, std::string message, std::string file = {},
+                        std::int64_t line = 0, std::string column = {}) {
+  return Error{kind, std::move(code), std::move(message), std::move(file), line, std::move(column)};
+}
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] bool ok() const noexcept { return v_.index() == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  const Error& error() const& { return std::get<1>(v_); }
+  Error&& error() && { return std::get<1>(std::move(v_)); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] bool ok() const noexcept { return ok_; }
+  explicit operator bool() const noexcept { return ok_; }
+  const Error& error() const& { return error_; }
+  Error&& error() && { return std::move(error_); }
+
+ private:
+  Error error_{};
+  bool ok_ = true;
+};
+
+inline std::string_view to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::invalid_input: return "invalid_input";
+    case ErrorKind::unsupported_media_type: return "unsupported_media_type";
+    case ErrorKind::unauthorized: return "unauthorized";
+    case ErrorKind::not_found: return "not_found";
+    case ErrorKind::conflict: return "conflict";
+    case ErrorKind::too_large: return "too_large";
+    case ErrorKind::unprocessable: return "unprocessable";
+    case ErrorKind::internal: return "internal";
+  }
+  return "internal";
+}
+
+}  // namespace perftriage
+
+// Propagate an error from an expression returning Result<...>.
+#define PT_TRY(expr)                                   \
+  do {                                                 \
+    auto pt_try_result_ = (expr);                      \
+    if (!pt_try_result_) return std::move(pt_try_result_).error(); \
+  } while (0)

@@ -1,0 +1,229 @@
+// Archive unpacking with libarchive, from memory, with limits against bombs.
+#include "ingest/archive.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/csv_reader.hpp"
+
+namespace perftriage::ingest {
+namespace {
+
+bool is_tar_header(std::string_view block) {
+  return block.size() >= 262 && block.substr(257, 5) == "ustar";
+}
+
+// Inflates the first bytes of a gzip stream (enough to see a tar header).
+std::string gunzip_prefix(std::string_view bytes, std::size_t want) {
+  std::string out(want, '\0');
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return {};
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));  // NOLINT: zlib API is not const
+  zs.avail_in = static_cast<uInt>(std::min<std::size_t>(bytes.size(), 1U << 30));
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(want);
+  int rc = Z_OK;
+  while (zs.avail_out > 0 && rc == Z_OK) rc = inflate(&zs, Z_NO_FLUSH);
+  out.resize(want - zs.avail_out);
+  inflateEnd(&zs);
+  return out;
+}
+
+// "./a//b/c.csv" -> "a/b/c.csv"; false when a ".." segment is present.
+bool normalize_member(std::string_view raw, std::string& out) {
+  std::string p(raw);
+  for (char& c : p)
+    if (c == '\\') c = '/';
+  out.clear();
+  std::string_view rest(p);
+  while (!rest.empty()) {
+    const std::size_t slash = rest.find('/');
+    const std::string_view seg = rest.substr(0, slash);
+    if (seg == "..") return false;
+    if (!seg.empty() && seg != ".") {
+      if (!out.empty()) out += '/';
+      out += seg;
+    }
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return true;
+}
+
+struct ArchiveDeleter {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+Error bad_archive(std::string_view name, std::string_view why) {
+  return make_error(ErrorKind::invalid_input, "bad_archive", fmt::format("{}: not a readable archive: {}", name, why),
+                    std::string(name));
+}
+
+Error too_large(std::string_view name, std::string_view why) {
+  return make_error(ErrorKind::too_large, "archive_too_large", fmt::format("{}: {}", name, why), std::string(name));
+}
+
+// A single .gz with zlib directly (libarchive's raw reader does not check the CRC): concatenated members are
+// joined, CRC and length are verified, limits enforced while inflating.
+Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, const UnpackLimits& limits) {
+  const std::size_t limit = std::min(limits.max_entry_bytes, limits.max_total_bytes);
+  std::string out;
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return make_error(ErrorKind::internal, "archive_internal", "zlib init");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));  // NOLINT: zlib API is not const
+  std::size_t left = bytes.size();
+  auto feed = [&] {
+    if (zs.avail_in == 0 && left > 0) {
+      const std::size_t n = std::min<std::size_t>(left, 1U << 30);
+      zs.avail_in = static_cast<uInt>(n);
+      left -= n;
+    }
+  };
+  std::array<char, 64 * 1024> buf{};
+  for (;;) {
+    feed();
+    zs.next_out = reinterpret_cast<Bytef*>(buf.data());
+    zs.avail_out = static_cast<uInt>(buf.size());
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    const std::size_t got = buf.size() - zs.avail_out;
+    if (out.size() + got > limit) {
+      inflateEnd(&zs);
+      return too_large(name, fmt::format("the uncompressed file is larger than {} bytes", limit));
+    }
+    out.append(buf.data(), got);
+    if (rc == Z_STREAM_END) {
+      if (zs.avail_in == 0 && left == 0) break;
+      // another gzip member follows (or trailing garbage: then the reset/inflate below reports it)
+      if (inflateReset(&zs) != Z_OK) break;
+      continue;
+    }
+    if (rc != Z_OK && !(rc == Z_BUF_ERROR && got > 0)) {
+      const std::string why = zs.msg != nullptr ? zs.msg : (rc == Z_BUF_ERROR ? "truncated data" : "corrupt data");
+      inflateEnd(&zs);
+      return bad_archive(name, why);
+    }
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
+}  // namespace
+
+ArchiveType detect_archive(std::string_view bytes) {
+  if (bytes.size() >= 4 && (bytes.substr(0, 4) == std::string_view("PK\x03\x04", 4) ||
+                            bytes.substr(0, 4) == std::string_view("PK\x05\x06", 4)))
+    return ArchiveType::zip;
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b)
+    return is_tar_header(gunzip_prefix(bytes, 512)) ? ArchiveType::tar_gz : ArchiveType::gzip;
+  if (is_tar_header(bytes)) return ArchiveType::tar;
+  return ArchiveType::none;
+}
+
+Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::string_view archive_name,
+                                              const UnpackLimits& limits) {
+  const ArchiveType type = detect_archive(bytes);
+  if (type == ArchiveType::none) return bad_archive(archive_name, "not a zip, tar, tar.gz or gzip file");
+
+  if (type == ArchiveType::gzip) {
+    std::string_view n = archive_name;
+    if (csv::iends_with(n, ".gz")) n.remove_suffix(3);
+    std::string member;
+    if (!normalize_member(n, member))
+      return make_error(ErrorKind::invalid_input, "bad_archive_path",
+                        fmt::format("{}: the name climbs out with '..'", archive_name), std::string(archive_name));
+    if (!csv::iends_with(member, ".csv"))
+      return make_error(ErrorKind::invalid_input, "no_csv_in_archive",
+                        fmt::format("{}: a gzip file whose name does not end in .csv.gz", archive_name),
+                        std::string(archive_name));
+    auto data = gunzip_all(bytes, archive_name, limits);
+    if (!data) return std::move(data).error();
+    std::vector<InputFile> out;
+    out.push_back(InputFile{std::move(member), std::move(data).value()});
+    return out;
+  }
+
+  std::unique_ptr<archive, ArchiveDeleter> ar(archive_read_new());
+  if (!ar) return make_error(ErrorKind::internal, "archive_internal", "libarchive: out of memory");
+  switch (type) {
+    case ArchiveType::zip: archive_read_support_format_zip(ar.get()); break;
+    case ArchiveType::tar: archive_read_support_format_tar(ar.get()); break;
+    case ArchiveType::tar_gz:
+      archive_read_support_filter_gzip(ar.get());
+      archive_read_support_format_tar(ar.get());
+      break;
+    case ArchiveType::gzip:
+    case ArchiveType::none: break;
+  }
+  if (archive_read_open_memory(ar.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
+    return bad_archive(archive_name, archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "open failed");
+
+  std::vector<InputFile> out;
+  std::size_t entries = 0;
+  std::size_t total = 0;
+  std::array<char, 64 * 1024> buf{};
+  for (;;) {
+    archive_entry* entry = nullptr;
+    const int rc = archive_read_next_header(ar.get(), &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN || entry == nullptr) {
+      const char* why = archive_error_string(ar.get());
+      return bad_archive(archive_name, why ? why : "corrupt entry header");
+    }
+    if (++entries > limits.max_entries)
+      return too_large(archive_name, fmt::format("more than {} entries", limits.max_entries));
+
+    const char* p = archive_entry_pathname(entry);
+    const std::string path = p != nullptr ? p : "";
+    if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != nullptr ||
+        archive_entry_symlink(entry) != nullptr) {
+      continue;  // directories, links, devices
+    }
+    std::string norm;
+    if (!normalize_member(path, norm))
+      return make_error(ErrorKind::invalid_input, "bad_archive_path",
+                        fmt::format("{}: member '{}' climbs out of the archive with '..'", archive_name, path),
+                        std::string(archive_name));
+    if (norm.empty() || !csv::iends_with(norm, ".csv")) continue;  // archive_read_next_header skips the data
+    if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
+        static_cast<std::size_t>(archive_entry_size(entry)) > limits.max_entry_bytes)
+      return too_large(archive_name,
+                       fmt::format("member '{}' is larger than {} bytes uncompressed", norm, limits.max_entry_bytes));
+
+    InputFile f;
+    f.path = std::move(norm);
+    for (;;) {
+      const la_ssize_t got = archive_read_data(ar.get(), buf.data(), buf.size());
+      if (got == 0) break;
+      if (got < 0) {
+        const char* why = archive_error_string(ar.get());
+        return bad_archive(archive_name, why ? why : "corrupt member data");
+      }
+      const auto n = static_cast<std::size_t>(got);
+      if (f.bytes.size() + n > limits.max_entry_bytes)
+        return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed", f.path,
+                                                   limits.max_entry_bytes));
+      if (total + n > limits.max_total_bytes)
+        return too_large(archive_name,
+                         fmt::format("members are larger than {} bytes uncompressed in all", limits.max_total_bytes));
+      total += n;
+      f.bytes.append(buf.data(), n);
+    }
+    out.push_back(std::move(f));
+  }
+  if (out.empty())
+    return make_error(ErrorKind::invalid_input, "no_csv_in_archive",
+                      fmt::format("{}: the archive holds no .csv file", archive_name), std::string(archive_name));
+  return out;
+}
+
+}  // namespace perftriage::ingest

@@ -1,0 +1,41 @@
+#pragma once
+// Archive and multipart unpacking (pure: bytes in, files out), with limits against bombs.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "ingest/records.hpp"
+
+namespace perftriage::ingest {
+
+struct UnpackLimits {
+  std::size_t max_entries = 10'000;
+  std::size_t max_entry_bytes = 512ull << 20;   // one uncompressed member
+  std::size_t max_total_bytes = 2048ull << 20;  // all members together
+};
+
+enum class ArchiveType { none, zip, tar, tar_gz, gzip };
+
+// By magic bytes (and, for a bare gzip, by what is inside): zip "PK\3\4", gzip 1f 8b, tar "ustar" at 257.
+ArchiveType detect_archive(std::string_view bytes);
+
+// Members of a zip / tar / tar.gz, or the single member of a .gz (named `archive_name` minus ".gz").
+// Directories, links and non-regular entries are skipped; paths are normalised ("./" and leading "/" removed,
+// ".." refused). Only members ending in .csv are returned; an archive without one is an error
+// (code "no_csv_in_archive") naming `archive_name`.
+Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::string_view archive_name,
+                                              const UnpackLimits& limits = {});
+
+struct MultipartPart {
+  std::string name;          // form field name
+  std::string filename;      // filename= parameter, may be empty
+  std::string content_type;  // part Content-Type, may be empty
+  std::string body;
+};
+
+// RFC 7578 multipart/form-data. `content_type` is the request's full Content-Type header value.
+Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type);
+
+}  // namespace perftriage::ingest

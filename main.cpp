@@ -1,0 +1,45 @@
+// perftriage: a thin entry point; every command lives in server/cli/.
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/cli/commands.hpp"
+
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: perftriage <command> [options]\n"
+    "commands:\n"
+    "  serve     [--db PATH] [--listen HOST:PORT] [--demo]\n"
+    "  ingest    --platform P [--run KEY] [--device D] [--torch-version V] [--commit SHA]\n"
+    "            [--suite S --dtype T --mode M --kind K] [--config C] [--tag T]... [--env K=V]...\n"
+    "            [--replace] [--json] [--db PATH] PATH...\n"
+    "  slow      [--run KEY | --platform P] [--threshold X] [--format md|csv|json] [--db PATH]\n"
+    "  runs      [--platform P] [--json] [--db PATH]\n"
+    "  classify  [--json] FILE...  |  classify --base A --target B\n"
+    "  label     --json --title T --body-file F [--labels a,b] [--taxonomy NAME]\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace perftriage::cli;
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string_view command = argv[1];
+  const Args args(argv + 2, argv + argc);
+  if (command == "serve") return cmd_serve(args, std::cout, std::cerr);
+  if (command == "ingest") return cmd_ingest(args, std::cout, std::cerr);
+  if (command == "slow") return cmd_slow(args, std::cout, std::cerr);
+  if (command == "runs") return cmd_runs(args, std::cout, std::cerr);
+  if (command == "classify") return cmd_classify(args, std::cout, std::cerr);
+  if (command == "label") return cmd_label(args, std::cout, std::cerr);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::cerr << "perftriage: unknown command '" << command << "'\n" << kUsage;
+  return 2;
+}

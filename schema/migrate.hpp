@@ -1,0 +1,14 @@
+#pragma once
+#include "common/result.hpp"
+#include "schema/sqlite.hpp"
+
+namespace perftriage::schema {
+
+// Applies every embedded migration newer than PRAGMA user_version, each in its own
+// transaction together with the version bump. Returns the resulting version. A database
+// written by a newer binary (user_version above the newest migration) is refused.
+Result<int> migrate(Database& db);
+
+int latest_schema_version() noexcept;
+
+}  // namespace perftriage::schema

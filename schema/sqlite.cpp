@@ -1,0 +1,155 @@
+#include "schema/sqlite.hpp"
+
+#include <utility>
+
+namespace perftriage::schema {
+
+Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
+  sqlite3* raw = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Database db(raw);  // owns raw even on failure
+  if (rc != SQLITE_OK) {
+    return make_error(ErrorKind::internal, "db_open", "cannot open database '" + path + "': " +
+                                                          (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  }
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  sqlite3_extended_result_codes(raw, 1);
+  // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
+  // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
+  PT_TRY(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+                 "PRAGMA temp_store=MEMORY;"));
+  return db;
+}
+
+Database& Database::operator=(Database&& other) noexcept {
+  if (this != &other) {
+    if (db_) sqlite3_close_v2(db_);
+    db_ = std::exchange(other.db_, nullptr);
+  }
+  return *this;
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Result<void> Database::exec(std::string_view sql) {
+  char* msg = nullptr;
+  const std::string owned(sql);
+  if (sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string text = msg ? msg : sqlite3_errmsg(db_);
+    sqlite3_free(msg);
+    return make_error(ErrorKind::internal, "db_error", "sqlite: " + text);
+  }
+  return {};
+}
+
+Error Database::error(std::string_view what) const {
+  return make_error(ErrorKind::internal, "db_error", std::string(what) + ": " + sqlite3_errmsg(db_));
+}
+
+Result<Statement> Statement::prepare(const Database& db, std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+    return db.error("prepare '" + std::string(sql.substr(0, 60)) + "'");
+  }
+  return Statement(stmt, db.handle());
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    db_ = other.db_;
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+Statement& Statement::bind(int i, std::int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, double v) {
+  sqlite3_bind_double(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, std::string_view v) {
+  sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  return *this;
+}
+Statement& Statement::bind_blob(int i, std::string_view bytes) {
+  sqlite3_bind_blob64(stmt_, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::bind_null(int i) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+
+Result<bool> Statement::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  const int ext = sqlite3_extended_errcode(db_);
+  std::string msg = std::string("sqlite step: ") + sqlite3_errmsg(db_);
+  if (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY) {
+    return make_error(ErrorKind::conflict, "constraint", msg);
+  }
+  if (rc == SQLITE_BUSY) return make_error(ErrorKind::internal, "db_busy", msg);
+  return make_error(ErrorKind::internal, "db_error", msg);
+}
+
+Result<void> Statement::run() {
+  for (;;) {
+    auto r = step();
+    if (!r) return std::move(r).error();
+    if (!*r) return {};
+  }
+}
+
+void Statement::reset() noexcept {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::string Statement::text(int col) const { return std::string(text_view(col)); }
+
+std::string_view Statement::text_view(int col) const {
+  const auto* p = sqlite3_column_text(stmt_, col);
+  const int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string_view{};
+}
+
+std::string Statement::blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  const int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string(static_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string{};
+}
+
+Result<Transaction> Transaction::begin(Database& db, Mode mode) {
+  PT_TRY(db.exec(mode == Mode::immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"));
+  return Transaction(&db);
+}
+
+Transaction::~Transaction() { rollback(); }
+
+Result<void> Transaction::commit() {
+  if (!db_) return make_error(ErrorKind::internal, "tx_closed", "transaction already closed");
+  auto r = db_->exec("COMMIT");
+  if (r) db_ = nullptr;
+  return r;
+}
+
+void Transaction::rollback() noexcept {
+  if (db_) {
+    sqlite3_exec(db_->handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    db_ = nullptr;
+  }
+}
+
+}  // namespace perftriage::schema

@@ -1,0 +1,107 @@
+#pragma once
+// Thin RAII wrappers over the SQLite C API: a move-only Database and Statement, and a
+// Transaction that rolls back in its noexcept destructor unless committed.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+
+namespace perftriage::schema {
+
+class Database {
+ public:
+  // Opens (creating if needed) a file or ":memory:", with WAL, busy_timeout and foreign keys on.
+  static Result<Database> open(const std::string& path, int busy_timeout_ms = 5000);
+
+  Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+  Database& operator=(Database&& other) noexcept;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  ~Database();
+
+  [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
+  Result<void> exec(std::string_view sql);  // one or more statements, no results
+  [[nodiscard]] std::int64_t last_insert_rowid() const noexcept { return sqlite3_last_insert_rowid(db_); }
+  [[nodiscard]] int changes() const noexcept { return sqlite3_changes(db_); }
+  [[nodiscard]] Error error(std::string_view what) const;  // an internal Error carrying sqlite3_errmsg
+
+ private:
+  explicit Database(sqlite3* db) : db_(db) {}
+  sqlite3* db_ = nullptr;
+};
+
+class Statement {
+ public:
+  static Result<Statement> prepare(const Database& db, std::string_view sql);
+
+  Statement(Statement&& other) noexcept : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Binding: 1-based positions. Text is copied by SQLite (SQLITE_TRANSIENT) unless bind_static.
+  Statement& bind(int i, std::int64_t v);
+  Statement& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Statement& bind(int i, double v);
+  Statement& bind(int i, std::string_view v);
+  Statement& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+  Statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+  Statement& bind_blob(int i, std::string_view bytes);
+  Statement& bind_null(int i);
+  template <class T>
+  Statement& bind(int i, const std::optional<T>& v) {
+    return v ? bind(i, *v) : bind_null(i);
+  }
+
+  // Returns true while a row is available, false when done; an Error on failure.
+  Result<bool> step();
+  // Runs to completion (for writes).
+  Result<void> run();
+  void reset() noexcept;  // reset + clear bindings, for reuse
+
+  [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  [[nodiscard]] std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  [[nodiscard]] double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  [[nodiscard]] std::string text(int col) const;
+  [[nodiscard]] std::string_view text_view(int col) const;  // valid until the next step/reset
+  [[nodiscard]] std::string blob(int col) const;
+  [[nodiscard]] std::optional<double> opt_real(int col) const {
+    return is_null(col) ? std::nullopt : std::optional<double>(real(col));
+  }
+  [[nodiscard]] std::optional<std::int64_t> opt_int64(int col) const {
+    return is_null(col) ? std::nullopt : std::optional<std::int64_t>(int64(col));
+  }
+
+ private:
+  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3* db_ = nullptr;
+};
+
+// BEGIN IMMEDIATE for writes (takes the write lock up front, so busy_timeout applies at the start
+// instead of failing on upgrade mid-transaction); BEGIN DEFERRED for consistent multi-query reads.
+class Transaction {
+ public:
+  enum class Mode { immediate, deferred };
+  static Result<Transaction> begin(Database& db, Mode mode = Mode::immediate);
+
+  Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+  Transaction& operator=(Transaction&&) = delete;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();  // rolls back if neither committed nor rolled back
+
+  Result<void> commit();
+  void rollback() noexcept;
+
+ private:
+  explicit Transaction(Database* db) : db_(db) {}
+  Database* db_ = nullptr;
+};
+
+}  // namespace perftriage::schema

@@ -1,0 +1,468 @@
+#include "schema/store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <ctime>
+
+#include "schema/blob_codec.hpp"
+#include "schema/migrate.hpp"
+
+namespace perftriage::schema {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kSelectRunColumns =
+    "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags, environment FROM runs ";
+constexpr std::string_view kInsertRun =
+    "INSERT INTO runs(key, platform, device, torch_version, commit_sha, created_at, tags, environment) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+constexpr std::string_view kUpdateRun =
+    "UPDATE runs SET device = ?2, torch_version = ?3, commit_sha = ?4, tags = ?5, environment = ?6 WHERE id = ?1";
+constexpr std::string_view kSelectFileColumns =
+    "SELECT id, run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, row_count, "
+    "duplicates_dropped, uploaded_at FROM result_files ";
+constexpr std::string_view kInsertFile =
+    "INSERT INTO result_files(run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, "
+    "raw_deflate, header, row_count, duplicates_dropped, uploaded_at) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = ?2 WHERE id = ?1";
+// Step one of a replacement: the old file points at itself, which takes it out of the live-path index.
+constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id WHERE id = ?1";
+constexpr std::string_view kDeleteFileRows = "DELETE FROM results WHERE file_id = ?1";
+constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = ?1";
+constexpr std::string_view kInsertResult =
+    "INSERT INTO results(run_id, file_id, suite, dtype, mode, kind, config, model, line, dev, batch_size, speedup, "
+    "speedup_text, abs_latency_ms, eager_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, "
+    "dynamo_peak_mem_gb, calls_captured, unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, "
+    "autograd_compiles, cudagraph_skips, fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)";
+constexpr std::string_view kInsertExpectation =
+    "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
+    "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+// Non-correlated: the failing accuracy cases are collected once, then matched by row value.
+constexpr std::string_view kRefreshUnreliable =
+    "UPDATE results SET unreliable = ((suite, dtype, mode, model, config) IN ("
+    "  SELECT suite, dtype, mode, model, config FROM results"
+    "  WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1)) "
+    "WHERE run_id = ?1 AND kind = 'performance'";
+// The most specific expectation wins: one naming the row's dtype over one for every dtype.
+constexpr std::string_view kRefreshExpected =
+    "UPDATE results SET expected_accuracy = ("
+    "  SELECT e.accuracy FROM expectations e WHERE e.run_id = results.run_id AND e.suite = results.suite"
+    "  AND e.mode = results.mode AND e.model = results.model AND e.accuracy <> ''"
+    "  AND (e.dtype = results.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1) "
+    "WHERE run_id = ?1 AND kind = 'accuracy'";
+// ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place.
+constexpr std::string_view kRefreshDeviates =
+    "UPDATE results SET deviates = CASE WHEN expected_accuracy IS NULL THEN 0"
+    "  ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END "
+    "WHERE run_id = ?1 AND kind = 'accuracy'";
+constexpr std::string_view kSelectResultColumns =
+    "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
+    "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
+    "x.compression_ratio, x.eager_peak_mem_gb, x.dynamo_peak_mem_gb, x.calls_captured, x.unique_graphs, "
+    "x.graph_breaks, x.unique_graph_breaks, x.autograd_captures, x.autograd_compiles, x.cudagraph_skips, "
+    "x.fallbacks_to_eager, x.accuracy, x.short_row, x.failed, x.accuracy_failed, x.unreliable, x.deviates, "
+    "x.expected_accuracy, x.extra "
+    "FROM results x JOIN runs r ON r.id = x.run_id JOIN result_files f ON f.id = x.file_id ";
+constexpr std::string_view kRunCounts =
+    "SELECT (SELECT count(*) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL), count(*),"
+    " coalesce(sum(kind = 'performance' AND speedup > 0 AND speedup < ?2), 0), coalesce(sum(failed), 0),"
+    " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0) "
+    "FROM results WHERE run_id = ?1";
+constexpr std::string_view kPreviousRun =
+    "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
+    "LIMIT 1";
+// Groups (suite, dtype, mode, kind, config) the run has rows for; a model of the previous run in such
+// a group without a row now is missing.
+constexpr std::string_view kMissingVsPrevious =
+    "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1) "
+    "SELECT DISTINCT p.suite, p.dtype, p.mode, p.kind, p.config, p.model FROM results p "
+    "JOIN groups g ON g.suite = p.suite AND g.dtype = p.dtype AND g.mode = p.mode AND g.kind = p.kind "
+    " AND g.config = p.config "
+    "WHERE p.run_id = ?2 AND NOT EXISTS (SELECT 1 FROM results c WHERE c.run_id = ?1 AND c.suite = p.suite "
+    " AND c.dtype = p.dtype AND c.mode = p.mode AND c.kind = p.kind AND c.config = p.config AND c.model = p.model) "
+    "ORDER BY p.suite, p.dtype, p.mode, p.kind, p.model";
+constexpr std::string_view kMissingVsReference =
+    "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1 AND "
+    " kind = 'accuracy') "
+    "SELECT DISTINCT g.suite, g.dtype, g.mode, g.kind, g.config, e.model, f.path FROM expectations e "
+    "JOIN groups g ON g.suite = e.suite AND g.mode = e.mode AND (e.dtype = g.dtype OR e.dtype = '') "
+    "JOIN result_files f ON f.id = e.file_id "
+    "WHERE e.run_id = ?1 AND e.accuracy <> '' AND NOT EXISTS (SELECT 1 FROM results c WHERE c.run_id = ?1 "
+    " AND c.suite = g.suite AND c.dtype = g.dtype AND c.mode = g.mode AND c.kind = g.kind AND c.model = e.model) "
+    "ORDER BY g.suite, g.dtype, g.mode, e.model";
+
+RunRecord read_run(const Statement& st) {
+  RunRecord r;
+  r.id = st.int64(0);
+  r.meta.key = st.text(1);
+  r.meta.platform = st.text(2);
+  r.meta.device = st.text(3);
+  r.meta.torch_version = st.text(4);
+  r.meta.commit = st.text(5);
+  r.meta.created_at = st.text(6);
+  const auto tags = json::parse(st.text_view(7), nullptr, false);
+  if (tags.is_array()) {
+    for (const auto& t : tags) {
+      if (t.is_string()) r.meta.tags.push_back(t.get<std::string>());
+    }
+  }
+  r.meta.environment_json = st.text(8);
+  return r;
+}
+
+FileRecord read_file(const Statement& st) {
+  FileRecord f;
+  f.id = st.int64(0);
+  f.run_id = st.int64(1);
+  f.path = st.text(2);
+  f.format = st.text(3);
+  f.axes = {st.text(4), st.text(5), st.text(6), st.text(7), st.text(8), st.text(9)};
+  f.sha256 = st.text(10);
+  f.size = st.int64(11);
+  f.row_count = st.int64(12);
+  f.duplicates_dropped = st.int64(13);
+  f.uploaded_at = st.text(14);
+  return f;
+}
+
+ResultRecord read_result(const Statement& st) {
+  ResultRecord r;
+  int c = 0;
+  r.run_key = st.text(c++);
+  r.platform = st.text(c++);
+  r.source = st.text(c++);
+  r.suite = st.text(c++);
+  r.dtype = st.text(c++);
+  r.mode = st.text(c++);
+  r.kind = st.text(c++);
+  r.config = st.text(c++);
+  r.model = st.text(c++);
+  r.line = st.int64(c++);
+  r.dev = st.text(c++);
+  r.batch_size = st.int64(c++);
+  r.speedup = st.opt_real(c++);
+  r.speedup_text = st.text(c++);
+  for (auto* field : {&r.abs_latency_ms, &r.eager_latency_ms, &r.compilation_latency_s, &r.compression_ratio,
+                      &r.eager_peak_mem_gb, &r.dynamo_peak_mem_gb}) {
+    *field = st.opt_real(c++);
+  }
+  for (auto* field : {&r.calls_captured, &r.unique_graphs, &r.graph_breaks, &r.unique_graph_breaks,
+                      &r.autograd_captures, &r.autograd_compiles, &r.cudagraph_skips, &r.fallbacks_to_eager}) {
+    *field = st.opt_int64(c++);
+  }
+  r.accuracy = st.text(c++);
+  r.short_row = st.int64(c++) != 0;
+  r.failed = st.int64(c++) != 0;
+  r.accuracy_failed = st.int64(c++) != 0;
+  r.unreliable = st.int64(c++) != 0;
+  r.deviates = st.int64(c++) != 0;
+  if (!st.is_null(c)) r.expected_accuracy = st.text(c);
+  ++c;
+  r.extra_json = st.text(c++);
+  return r;
+}
+
+template <class T, class Reader>
+Result<std::vector<T>> collect(Statement& st, Reader read) {
+  std::vector<T> out;
+  for (;;) {
+    auto row = st.step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    out.push_back(read(st));
+  }
+}
+
+template <class Reader>
+auto first(Statement& st, Reader read) -> Result<std::optional<decltype(read(st))>> {
+  auto row = st.step();
+  if (!row) return std::move(row).error();
+  if (!*row) return std::optional<decltype(read(st))>{};
+  return std::optional<decltype(read(st))>{read(st)};
+}
+
+std::string merge_tags(const std::vector<std::string>& old_tags, const std::vector<std::string>& new_tags) {
+  json out = json::array();
+  auto add = [&](const std::string& t) {
+    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  for (const auto& t : old_tags) add(t);
+  for (const auto& t : new_tags) add(t);
+  return out.dump();
+}
+
+std::string merge_environment(const std::string& old_json, const std::string& new_json) {
+  json merged = json::parse(old_json, nullptr, false);
+  if (!merged.is_object()) merged = json::object();
+  const json incoming = json::parse(new_json, nullptr, false);
+  if (incoming.is_object()) merged.update(incoming);
+  return merged.dump();
+}
+
+}  // namespace
+
+std::string now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+Result<Store> Store::open(const std::string& path) {
+  auto db = Database::open(path);
+  if (!db) return std::move(db).error();
+  auto version = migrate(*db);
+  if (!version) return std::move(version).error();
+  return Store(std::move(*db));
+}
+
+Result<std::int64_t> Store::ensure_run(const RunMeta& meta) {
+  auto existing = find_run(meta.key);
+  if (!existing) return std::move(existing).error();
+  if (!*existing) {
+    auto st = Statement::prepare(db_, kInsertRun);
+    if (!st) return std::move(st).error();
+    st->bind(1, meta.key).bind(2, meta.platform).bind(3, meta.device).bind(4, meta.torch_version);
+    st->bind(5, meta.commit).bind(6, meta.created_at.empty() ? now_iso8601() : meta.created_at);
+    st->bind(7, merge_tags({}, meta.tags)).bind(8, merge_environment("{}", meta.environment_json));
+    PT_TRY(st->run());
+    return db_.last_insert_rowid();
+  }
+  const RunRecord& run = **existing;
+  if (run.meta.platform != meta.platform) {
+    return make_error(ErrorKind::conflict, "run_platform_mismatch",
+                      "run '" + meta.key + "' belongs to platform " + run.meta.platform + ", not " + meta.platform);
+  }
+  auto pick = [](const std::string& old_value, const std::string& new_value) {
+    return new_value.empty() ? old_value : new_value;
+  };
+  auto st = Statement::prepare(db_, kUpdateRun);
+  if (!st) return std::move(st).error();
+  st->bind(1, run.id).bind(2, pick(run.meta.device, meta.device));
+  st->bind(3, pick(run.meta.torch_version, meta.torch_version)).bind(4, pick(run.meta.commit, meta.commit));
+  st->bind(5, merge_tags(run.meta.tags, meta.tags));
+  st->bind(6, merge_environment(run.meta.environment_json, meta.environment_json));
+  PT_TRY(st->run());
+  return run.id;
+}
+
+Result<std::optional<FileRecord>> Store::live_file(std::int64_t run_id, std::string_view path) {
+  auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
+                                        "WHERE run_id = ?1 AND path = ?2 AND superseded_by IS NULL");
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id).bind(2, path);
+  return first(*st, read_file);
+}
+
+Result<std::int64_t> Store::insert_file(std::int64_t run_id, const NewFile& file) {
+  auto st = Statement::prepare(db_, kInsertFile);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
+  st->bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
+  st->bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
+  st->bind_blob(12, deflate_bytes(file.bytes)).bind(13, file.header).bind(14, file.row_count);
+  st->bind(15, file.duplicates_dropped).bind(16, now_iso8601());
+  PT_TRY(st->run());
+  return db_.last_insert_rowid();
+}
+
+Result<std::int64_t> Store::replace_file(std::int64_t run_id, std::int64_t old_id, const NewFile& file) {
+  for (auto sql : {kDeleteFileRows, kDeleteFileExpectations, kRetire}) {
+    auto st = Statement::prepare(db_, sql);
+    if (!st) return std::move(st).error();
+    st->bind(1, old_id);
+    PT_TRY(st->run());
+  }
+  auto new_id = insert_file(run_id, file);
+  if (!new_id) return new_id;
+  auto st = Statement::prepare(db_, kSupersede);
+  if (!st) return std::move(st).error();
+  st->bind(1, old_id).bind(2, *new_id);
+  PT_TRY(st->run());
+  return new_id;
+}
+
+Result<void> Store::insert_results(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
+                                   const std::vector<ingest::ResultRow>& rows, const std::vector<RowFlags>& flags) {
+  auto st = Statement::prepare(db_, kInsertResult);
+  if (!st) return std::move(st).error();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const RowFlags f = i < flags.size() ? flags[i] : RowFlags{};
+    st->reset();
+    st->bind(1, run_id).bind(2, file_id).bind(3, axes.suite).bind(4, axes.dtype).bind(5, axes.mode);
+    st->bind(6, axes.kind).bind(7, axes.config).bind(8, row.model).bind(9, row.line).bind(10, row.dev);
+    st->bind(11, row.batch_size).bind(12, row.speedup).bind(13, row.speedup_text).bind(14, row.abs_latency_ms);
+    st->bind(15, row.eager_latency_ms()).bind(16, row.compilation_latency_s).bind(17, row.compression_ratio);
+    st->bind(18, row.eager_peak_mem_gb).bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured);
+    st->bind(21, row.unique_graphs).bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks);
+    st->bind(24, row.autograd_captures).bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips);
+    st->bind(27, row.fallbacks_to_eager).bind(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
+    st->bind(30, static_cast<int>(f.failed)).bind(31, static_cast<int>(f.accuracy_failed));
+    if (row.extra.empty()) {
+      st->bind_null(32);
+    } else {
+      json extra = json::object();
+      for (const auto& [name, value] : row.extra) extra[name] = value;
+      st->bind(32, extra.dump(-1, ' ', false, json::error_handler_t::replace));
+    }
+    PT_TRY(st->run());
+  }
+  return {};
+}
+
+Result<void> Store::insert_expectations(std::int64_t run_id, std::int64_t file_id,
+                                        const std::vector<ingest::Expectation>& rows) {
+  auto st = Statement::prepare(db_, kInsertExpectation);
+  if (!st) return std::move(st).error();
+  for (const auto& e : rows) {
+    st->reset();
+    st->bind(1, run_id).bind(2, file_id).bind(3, e.suite).bind(4, e.mode).bind(5, e.dtype).bind(6, e.config);
+    st->bind(7, e.model).bind(8, e.line).bind(9, e.accuracy).bind(10, e.graph_breaks).bind(11, e.speedup_target);
+    PT_TRY(st->run());
+  }
+  return {};
+}
+
+Result<void> Store::refresh_run_flags(std::int64_t run_id) {
+  for (auto sql : {kRefreshUnreliable, kRefreshExpected}) {
+    auto st = Statement::prepare(db_, sql);
+    if (!st) return std::move(st).error();
+    st->bind(1, run_id);
+    PT_TRY(st->run());
+  }
+  auto st = Statement::prepare(db_, kRefreshDeviates);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id);
+  static_assert(ingest::kPassingAccuracy.size() == 3, "kRefreshDeviates binds exactly three passing statuses");
+  for (int i = 0; i < 3; ++i) st->bind(i + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(i)]);
+  return st->run();
+}
+
+Result<std::vector<RunRecord>> Store::list_runs(const std::string& platform) {
+  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
+                                        "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC");
+  if (!st) return std::move(st).error();
+  st->bind(1, platform);
+  return collect<RunRecord>(*st, read_run);
+}
+
+Result<std::optional<RunRecord>> Store::find_run(const std::string& key) {
+  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + "WHERE key = ?1");
+  if (!st) return std::move(st).error();
+  st->bind(1, key);
+  return first(*st, read_run);
+}
+
+Result<std::optional<RunRecord>> Store::latest_run(const std::string& platform) {
+  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
+                                        "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT 1");
+  if (!st) return std::move(st).error();
+  st->bind(1, platform);
+  return first(*st, read_run);
+}
+
+Result<std::optional<RunRecord>> Store::previous_run(const RunRecord& run) {
+  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + std::string(kPreviousRun));
+  if (!st) return std::move(st).error();
+  st->bind(1, run.meta.platform).bind(2, run.meta.created_at).bind(3, run.id);
+  return first(*st, read_run);
+}
+
+Result<std::vector<FileRecord>> Store::run_files(std::int64_t run_id) {
+  auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
+                                        "WHERE run_id = ?1 AND superseded_by IS NULL ORDER BY path");
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id);
+  return collect<FileRecord>(*st, read_file);
+}
+
+Result<std::string> Store::file_bytes(std::int64_t file_id) {
+  auto st = Statement::prepare(db_, "SELECT raw_deflate, size FROM result_files WHERE id = ?1");
+  if (!st) return std::move(st).error();
+  st->bind(1, file_id);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
+  return inflate_bytes(st->blob(0), static_cast<std::size_t>(st->int64(1)));
+}
+
+Result<RunCounts> Store::run_counts(std::int64_t run_id, double threshold) {
+  auto st = Statement::prepare(db_, kRunCounts);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id).bind(2, threshold);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return RunCounts{st->int64(0), st->int64(1), st->int64(2), st->int64(3),
+                   st->int64(4), st->int64(5), st->int64(6)};
+}
+
+Result<std::vector<ResultRecord>> Store::results(const ResultFilter& filter) {
+  std::string sql(kSelectResultColumns);
+  sql += "WHERE 1 = 1";
+  if (!filter.run_ids.empty()) {
+    sql += " AND x.run_id IN (";
+    for (std::size_t i = 0; i < filter.run_ids.size(); ++i) sql += (i ? "," : "") + std::to_string(filter.run_ids[i]);
+    sql += ")";
+  }
+  // Fixed parameter slots keep the statement text independent of the values.
+  sql += " AND (?1 = '' OR x.suite = ?1) AND (?2 = '' OR x.dtype = ?2) AND (?3 = '' OR x.mode = ?3)"
+         " AND (?4 = '' OR x.kind = ?4) AND (?5 = '' OR x.config = ?5) AND (?6 = '' OR x.model = ?6)";
+  switch (filter.flag) {
+    case ResultFlag::any: break;
+    case ResultFlag::slow: sql += " AND x.kind = 'performance' AND x.speedup > 0 AND x.speedup < ?7"; break;
+    case ResultFlag::failed: sql += " AND x.failed = 1"; break;
+    case ResultFlag::accuracy_failed: sql += " AND x.accuracy_failed = 1"; break;
+    case ResultFlag::unreliable: sql += " AND x.unreliable = 1"; break;
+    case ResultFlag::deviates: sql += " AND x.deviates = 1"; break;
+  }
+  sql += " ORDER BY r.created_at, r.id, x.suite, x.dtype, x.mode, x.kind, x.config, x.file_id, x.line";
+  if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit) + " OFFSET " + std::to_string(filter.offset);
+  auto st = Statement::prepare(db_, sql);
+  if (!st) return std::move(st).error();
+  st->bind(1, filter.suite).bind(2, filter.dtype).bind(3, filter.mode).bind(4, filter.kind);
+  st->bind(5, filter.config).bind(6, filter.model);
+  if (filter.flag == ResultFlag::slow) st->bind(7, filter.threshold);
+  return collect<ResultRecord>(*st, read_result);
+}
+
+Result<std::vector<MissingRecord>> Store::missing(const RunRecord& run) {
+  std::vector<MissingRecord> out;
+  auto previous = previous_run(run);
+  if (!previous) return std::move(previous).error();
+  if (*previous) {
+    auto st = Statement::prepare(db_, kMissingVsPrevious);
+    if (!st) return std::move(st).error();
+    st->bind(1, run.id).bind(2, (*previous)->id);
+    auto rows = collect<MissingRecord>(*st, [&](const Statement& s) {
+      return MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "previous_run",
+                           (*previous)->meta.key};
+    });
+    if (!rows) return std::move(rows).error();
+    out = std::move(*rows);
+  }
+  auto st = Statement::prepare(db_, kMissingVsReference);
+  if (!st) return std::move(st).error();
+  st->bind(1, run.id);
+  auto rows = collect<MissingRecord>(*st, [](const Statement& s) {
+    return MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "reference", s.text(6)};
+  });
+  if (!rows) return std::move(rows).error();
+  for (auto& m : *rows) {
+    const bool already = std::any_of(out.begin(), out.end(), [&](const MissingRecord& o) {
+      return o.suite == m.suite && o.dtype == m.dtype && o.mode == m.mode && o.kind == m.kind && o.model == m.model;
+    });
+    if (!already) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace perftriage::schema

@@ -1,0 +1,31 @@
+#include "server/cli/cli_common.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+namespace perftriage::cli {
+
+Result<schema::Store> open_store(const std::string& path) {
+  if (path != ":memory:") {
+    const auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return make_error(ErrorKind::internal, "db_dir", "cannot create " + parent.string() + ": " + ec.message());
+    }
+  }
+  return schema::Store::open(path);
+}
+
+void print_error(std::ostream& err, const Error& e) {
+  err << "perftriage: ";
+  if (!e.file.empty()) {
+    err << e.file;
+    if (e.line > 0) err << ":" << e.line;
+    err << ": ";
+  }
+  if (!e.column.empty()) err << "column " << e.column << ": ";
+  err << e.message << " (" << e.code << ")\n";
+}
+
+}  // namespace perftriage::cli

@@ -1,0 +1,49 @@
+#include <ostream>
+
+#include "analyzers/flags/slow_table.hpp"
+#include "server/cli/args.hpp"
+#include "server/cli/cli_common.hpp"
+#include "server/cli/commands.hpp"
+#include "server/http_types.hpp"
+#include "server/queries.hpp"
+
+namespace perftriage::cli {
+
+int cmd_slow(const Args& argv, std::ostream& out, std::ostream& err) {
+  auto args = parse_args(argv, {"db", "run", "platform", "threshold", "format"}, {"json"});
+  if (!args) {
+    print_error(err, args.error());
+    return 2;
+  }
+  const std::string format = args->has("json") ? "json" : args->get_or("format", "md");
+  if (format != "md" && format != "csv" && format != "json") {
+    err << "perftriage: --format must be md, csv or json\n";
+    return 2;
+  }
+  auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
+  if (!threshold) {
+    print_error(err, threshold.error());
+    return 2;
+  }
+  auto store = open_store(args->get_or("db", kDefaultDb));
+  if (!store) {
+    print_error(err, store.error());
+    return 1;
+  }
+  auto runs = server::resolve_runs(*store, args->get_or("run", ""), args->get_or("platform", ""));
+  if (!runs) {
+    print_error(err, runs.error());
+    return 1;
+  }
+  auto rows = server::slow_cases(*store, *runs, *threshold);
+  if (!rows) {
+    print_error(err, rows.error());
+    return 1;
+  }
+  if (format == "md") out << analyzers::slow_table_markdown(*rows);
+  if (format == "csv") out << analyzers::slow_table_csv(*rows);
+  if (format == "json") out << server::dump_json(analyzers::slow_table_json(*rows)) << "\n";
+  return 0;
+}
+
+}  // namespace perftriage::cli

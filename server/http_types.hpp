@@ -1,0 +1,51 @@
+#pragma once
+// Transport-neutral request/response values: routes see these, never Beast types.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.hpp"
+
+namespace perftriage::server {
+
+struct ApiRequest {
+  std::string method;                          // "GET", "POST", ...
+  std::string path;                            // decoded path without the query
+  std::map<std::string, std::string> query;    // decoded; last value wins
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  std::vector<std::string> params;  // values of {placeholders} in the matched route, in order
+
+  [[nodiscard]] std::string q(const std::string& name, std::string fallback = {}) const {
+    auto it = query.find(name);
+    return it == query.end() ? std::move(fallback) : it->second;
+  }
+  [[nodiscard]] std::string header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? std::string{} : it->second;
+  }
+};
+
+struct ApiResponse {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// JSON text that never throws on invalid UTF-8 in stored strings (replaced by U+FFFD).
+std::string dump_json(const nlohmann::json& j);
+ApiResponse json_response(unsigned status, const nlohmann::json& body);
+ApiResponse text_response(unsigned status, std::string content_type, std::string body);
+
+// The one place where an Error becomes an HTTP status and body.
+unsigned http_status(ErrorKind kind);
+ApiResponse error_response(const Error& error);
+
+std::string url_decode(std::string_view s, bool plus_is_space);
+std::map<std::string, std::string> parse_query(std::string_view query);
+
+}  // namespace perftriage::server

@@ -1,0 +1,306 @@
+#include "server/ingest_service.hpp"
+
+#include <algorithm>
+
+#include "analyzers/flags/flags.hpp"
+#include "ingest/artifact_path.hpp"
+#include "ingest/benchmark_csv.hpp"
+#include "ingest/reference_csv.hpp"
+#include "schema/blob_codec.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+
+// A file recognised and parsed, not yet stored.
+struct PreparedFile {
+  ingest::InputFile input;
+  std::string sha256;
+  ingest::Axes axes;
+  std::string format;
+  std::string header;
+  ingest::ParsedResults results;      // when format is performance / accuracy
+  ingest::ParsedReference reference;  // when format is reference:*
+  bool is_reference = false;
+};
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+std::string default_run_key(const std::string& platform) {
+  std::string stamp = schema::now_iso8601();  // 2026-11-29T15:49:45Z -> 20261129T154945Z
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
+  std::string key = platform;
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+  return key + "-" + stamp;
+}
+
+Result<std::vector<ingest::InputFile>> expand_archives(std::vector<ingest::InputFile> files,
+                                                       const ingest::UnpackLimits& limits) {
+  std::vector<ingest::InputFile> out;
+  for (auto& f : files) {
+    if (ingest::detect_archive(f.bytes) == ingest::ArchiveType::none) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    auto members = ingest::unpack_archive(f.bytes, f.path, limits);
+    if (!members) return std::move(members).error();
+    for (auto& m : *members) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::string first_line(std::string_view bytes) {
+  std::size_t start = 0;
+  while (start < bytes.size()) {
+    auto end = bytes.find('\n', start);
+    if (end == std::string_view::npos) end = bytes.size();
+    std::string_view line = bytes.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) return std::string(line.substr(0, 2000));
+    start = end + 1;
+  }
+  return {};
+}
+
+Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
+  PreparedFile p;
+  p.sha256 = schema::sha256_hex(file.bytes);
+  p.header = first_line(file.bytes);
+  if (file.bytes.empty()) {
+    return make_error(ErrorKind::invalid_input, "empty_file", "file is empty", file.path, 0);
+  }
+  p.axes = meta.axes;
+  ingest::fill_missing(p.axes, ingest::axes_from_path(file.path));
+  switch (ingest::sniff_csv(file.bytes)) {
+    case ingest::CsvFlavor::results: {
+      auto parsed = ingest::parse_results_csv(file.bytes, file.path);
+      if (!parsed) return std::move(parsed).error();
+      p.results = std::move(*parsed);
+      if (!meta.axes.kind.empty() && meta.axes.kind != p.results.kind) {
+        return make_error(ErrorKind::invalid_input, "kind_mismatch",
+                          "the upload says kind=" + meta.axes.kind + " but the header is a " + p.results.kind +
+                              " header",
+                          file.path, 1);
+      }
+      p.axes.kind = p.results.kind;  // the header is the truth; a path saying otherwise loses
+      ingest::fill_missing(p.axes, p.results.content_axes);
+      if (p.axes.device.empty() && !p.results.rows.empty()) p.axes.device = p.results.rows.front().dev;
+      p.format = p.results.kind;
+      std::vector<std::string> missing;
+      if (p.axes.suite.empty()) missing.emplace_back("suite");
+      if (p.axes.dtype.empty()) missing.emplace_back("dtype");
+      if (p.axes.mode.empty()) missing.emplace_back("mode");
+      if (!missing.empty()) {
+        return make_error(ErrorKind::invalid_input, "unknown_axes",
+                          "cannot determine " + join(missing, ", ") +
+                              " from the path or the content; pass them explicitly (suite, dtype, mode)",
+                          file.path, 0, missing.front());
+      }
+      break;
+    }
+    case ingest::CsvFlavor::reference: {
+      auto parsed = ingest::parse_reference_csv(file.bytes, file.path, p.axes);
+      if (!parsed) return std::move(parsed).error();
+      p.reference = std::move(*parsed);
+      p.is_reference = true;
+      p.format = "reference:" + p.reference.format;
+      p.axes.kind = "reference";
+      break;
+    }
+    case ingest::CsvFlavor::unknown:
+      return make_error(ErrorKind::invalid_input, "no_header",
+                        "no recognizable benchmark or reference header (expected columns such as "
+                        "dev,name,batch_size,speedup or name,accuracy); first line: '" +
+                            p.header.substr(0, 120) + "'",
+                        file.path, 1);
+  }
+  p.input = std::move(file);
+  return p;
+}
+
+Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
+                               const UploadMeta& meta) {
+  FileSummary s{p.input.path, p.format, p.axes.suite, p.axes.dtype, p.axes.mode, p.axes.kind, p.axes.device,
+                p.axes.config, 0, 0, 0, 0, 0, 0, ""};
+  if (p.is_reference) {
+    s.expectations = static_cast<std::int64_t>(p.reference.rows.size());
+  } else {
+    const auto counts = analyzers::count_flags(p.results.rows, p.results.kind, meta.threshold);
+    s.rows = counts.rows;
+    s.slow = counts.slow;
+    s.failed = counts.failed;
+    s.accuracy_failed = counts.accuracy_failed;
+    s.duplicates_dropped = p.results.duplicates_dropped;
+  }
+
+  auto live = store.live_file(run_id, p.input.path);
+  if (!live) return std::move(live).error();
+  if (*live && (*live)->sha256 == p.sha256) {
+    s.status = "duplicate";
+    return s;
+  }
+  if (*live && !meta.replace) {
+    return make_error(ErrorKind::conflict, "file_exists",
+                      "run already has different bytes for this path (sha256 " + (*live)->sha256.substr(0, 12) +
+                          "...); upload with replace=true to supersede it",
+                      p.input.path);
+  }
+
+  schema::NewFile nf{p.input.path, p.format, p.axes, p.input.bytes, p.sha256, p.header,
+                     static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
+                     p.results.duplicates_dropped};
+  auto file_id = *live ? store.replace_file(run_id, (*live)->id, nf) : store.insert_file(run_id, nf);
+  if (!file_id) return std::move(file_id).error();
+  s.status = *live ? "replaced" : "stored";
+  if (p.is_reference) {
+    PT_TRY(store.insert_expectations(run_id, *file_id, p.reference.rows));
+  } else {
+    std::vector<schema::RowFlags> flags;
+    flags.reserve(p.results.rows.size());
+    for (const auto& row : p.results.rows) {
+      const auto v = analyzers::judge_row(row, p.results.kind, meta.threshold);
+      flags.push_back({v.failed, v.accuracy_failed});
+    }
+    PT_TRY(store.insert_results(run_id, *file_id, p.axes, p.results.rows, flags));
+  }
+  return s;
+}
+
+}  // namespace
+
+bool IngestSummary::stored_anything() const {
+  return std::any_of(files.begin(), files.end(), [](const FileSummary& f) { return f.status != "duplicate"; });
+}
+
+Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
+  const json j = json::parse(json_text, nullptr, false);
+  if (!j.is_object()) {
+    return make_error(ErrorKind::invalid_input, "bad_meta", "the meta part must be a JSON object", "meta");
+  }
+  auto str = [&](const char* key, std::string& into) -> Result<void> {
+    if (!j.contains(key)) return {};
+    if (!j[key].is_string()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", std::string("meta.") + key + " must be a string", "meta",
+                        0, key);
+    }
+    into = j[key].get<std::string>();
+    return {};
+  };
+  PT_TRY(str("run", meta.run));
+  PT_TRY(str("platform", meta.platform));
+  PT_TRY(str("device", meta.device));
+  PT_TRY(str("torch_version", meta.torch_version));
+  PT_TRY(str("commit", meta.commit));
+  PT_TRY(str("created_at", meta.created_at));
+  PT_TRY(str("suite", meta.axes.suite));
+  PT_TRY(str("dtype", meta.axes.dtype));
+  PT_TRY(str("mode", meta.axes.mode));
+  PT_TRY(str("kind", meta.axes.kind));
+  PT_TRY(str("config", meta.axes.config));
+  if (j.contains("tags")) {
+    if (!j["tags"].is_array()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", "meta.tags must be an array of strings", "meta", 0,
+                        "tags");
+    }
+    for (const auto& t : j["tags"]) {
+      if (t.is_string()) meta.tags.push_back(t.get<std::string>());
+    }
+  }
+  if (j.contains("environment")) {
+    if (!j["environment"].is_object()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", "meta.environment must be an object", "meta", 0,
+                        "environment");
+    }
+    meta.environment_json = j["environment"].dump();
+  }
+  if (j.contains("replace") && j["replace"].is_boolean()) meta.replace = j["replace"].get<bool>();
+  return {};
+}
+
+Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_in, std::vector<ingest::InputFile> files,
+                                   const ingest::UnpackLimits& limits) {
+  UploadMeta meta = meta_in;
+  meta.axes.suite = ingest::normalize_suite(meta.axes.suite);
+  meta.axes.dtype = ingest::normalize_dtype(meta.axes.dtype);
+  meta.axes.mode = ingest::normalize_mode(meta.axes.mode);
+  meta.axes.kind = ingest::normalize_kind(meta.axes.kind);
+  if (meta.platform.empty()) {
+    return make_error(ErrorKind::invalid_input, "missing_platform",
+                      "the platform (BMG, PVC, A100, ...) is required: the files do not say it", {}, 0, "platform");
+  }
+  if (files.empty()) return make_error(ErrorKind::invalid_input, "empty_upload", "the upload holds no file");
+  auto expanded = expand_archives(std::move(files), limits);
+  if (!expanded) return std::move(expanded).error();
+
+  std::vector<PreparedFile> prepared;
+  prepared.reserve(expanded->size());
+  for (auto& f : *expanded) {
+    const bool dup_in_upload = std::any_of(prepared.begin(), prepared.end(),
+                                           [&](const PreparedFile& p) { return p.input.path == f.path; });
+    if (dup_in_upload) {
+      return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice", f.path);
+    }
+    auto p = prepare(std::move(f), meta);
+    if (!p) return std::move(p).error();
+    prepared.push_back(std::move(*p));
+  }
+
+  IngestSummary summary;
+  summary.run = meta.run.empty() ? default_run_key(meta.platform) : meta.run;
+  schema::RunMeta run_meta{summary.run,     meta.platform,   meta.device, meta.torch_version,
+                           meta.commit,     meta.created_at, meta.tags,   meta.environment_json};
+  if (run_meta.device.empty() && !prepared.empty()) run_meta.device = prepared.front().axes.device;
+
+  auto tx = schema::Transaction::begin(store.db());
+  if (!tx) return std::move(tx).error();
+  auto run_id = store.ensure_run(run_meta);
+  if (!run_id) return std::move(run_id).error();
+  for (const auto& p : prepared) {
+    auto s = store_file(store, *run_id, p, meta);
+    if (!s) return std::move(s).error();  // the transaction rolls back: nothing of this upload stays
+    summary.files.push_back(std::move(*s));
+  }
+  PT_TRY(store.refresh_run_flags(*run_id));
+  PT_TRY(tx->commit());
+  return summary;
+}
+
+json to_json(const IngestSummary& summary) {
+  json files = json::array();
+  for (const auto& f : summary.files) {
+    files.push_back({{"path", f.path},
+                     {"format", f.format},
+                     {"suite", f.suite},
+                     {"dtype", f.dtype},
+                     {"mode", f.mode},
+                     {"kind", f.kind},
+                     {"device", f.device},
+                     {"config", f.config},
+                     {"rows", f.rows},
+                     {"slow", f.slow},
+                     {"failed", f.failed},
+                     {"accuracy_failed", f.accuracy_failed},
+                     {"duplicates_dropped", f.duplicates_dropped},
+                     {"expectations", f.expectations},
+                     {"status", f.status}});
+  }
+  return {{"run", summary.run}, {"files", files}, {"errors", json::array()}};
+}
+
+json to_json(const Error& error) {
+  json e = {{"code", error.code}, {"message", error.message}};
+  e["file"] = error.file.empty() ? json() : json(error.file);
+  e["line"] = error.line > 0 ? json(error.line) : json();
+  e["column"] = error.column.empty() ? json() : json(error.column);
+  return e;
+}
+
+}  // namespace perftriage::server

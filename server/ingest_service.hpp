@@ -1,0 +1,53 @@
+#pragma once
+// One upload (CLI or HTTP) = one transaction: unpack archives, recognise and parse every file,
+// resolve its axes (explicit > path > prefix columns), then store all of it or nothing.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.hpp"
+#include "ingest/archive.hpp"
+#include "ingest/records.hpp"
+#include "schema/store.hpp"
+
+namespace perftriage::server {
+
+struct UploadMeta {
+  std::string run;  // "" = <platform>-<UTC timestamp>
+  std::string platform;
+  std::string device;
+  std::string torch_version;
+  std::string commit;
+  std::string created_at;  // "" = now
+  std::vector<std::string> tags;
+  std::string environment_json = "{}";
+  ingest::Axes axes;  // explicit axes; they override what paths and prefix columns say
+  bool replace = false;
+  double threshold = 1.0;
+};
+
+struct FileSummary {
+  std::string path, format, suite, dtype, mode, kind, device, config;
+  std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0;
+  std::string status;  // stored | duplicate | replaced
+};
+
+struct IngestSummary {
+  std::string run;
+  std::vector<FileSummary> files;
+  [[nodiscard]] bool stored_anything() const;
+};
+
+// Reads a UploadMeta from a JSON object ({"run","platform",...,"tags":[...],"environment":{...}}),
+// filling only the fields it names. Used for the multipart `meta` part.
+Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text);
+
+Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta, std::vector<ingest::InputFile> files,
+                                   const ingest::UnpackLimits& limits = {});
+
+nlohmann::json to_json(const IngestSummary& summary);
+nlohmann::json to_json(const Error& error);  // {"code","message","file","line","column"}
+
+}  // namespace perftriage::server

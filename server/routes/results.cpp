@@ -1,0 +1,93 @@
+// GET /api/v1/results?run=&platform=&suite=&dtype=&mode=&kind=&config=&model=&flag=&threshold=&limit=&offset=
+#include <charconv>
+
+#include "server/app_context.hpp"
+#include "server/queries.hpp"
+#include "server/routes/routes.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+
+Result<schema::ResultFlag> parse_flag(const std::string& s) {
+  if (s.empty() || s == "any") return schema::ResultFlag::any;
+  if (s == "slow") return schema::ResultFlag::slow;
+  if (s == "failed") return schema::ResultFlag::failed;
+  if (s == "accuracy_failed") return schema::ResultFlag::accuracy_failed;
+  if (s == "unreliable") return schema::ResultFlag::unreliable;
+  if (s == "deviates") return schema::ResultFlag::deviates;
+  return make_error(ErrorKind::invalid_input, "bad_flag",
+                    "flag must be one of slow, failed, accuracy_failed, unreliable, deviates, missing; got '" + s +
+                        "'",
+                    {}, 0, "flag");
+}
+
+Result<std::int64_t> parse_count(const std::string& text, const char* name, std::int64_t fallback) {
+  if (text.empty()) return fallback;
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v < 0) {
+    return make_error(ErrorKind::invalid_input, "bad_number",
+                      std::string(name) + " must be a non-negative integer, got '" + text + "'", {}, 0, name);
+  }
+  return v;
+}
+
+ApiResponse get_results(const ApiRequest& req, AppContext& app) {
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
+  if (!threshold) return error_response(threshold.error());
+  auto runs = resolve_runs(**store, req.q("run"), req.q("platform"));
+  if (!runs) return error_response(runs.error());
+
+  if (req.q("flag") == "missing") {  // derived by comparison, not stored per row
+    json out = json::array();
+    for (const auto& run : *runs) {
+      auto missing = (*store)->missing(run);
+      if (!missing) return error_response(missing.error());
+      for (const auto& m : *missing) {
+        if (!req.q("suite").empty() && m.suite != req.q("suite")) continue;
+        if (!req.q("dtype").empty() && m.dtype != req.q("dtype")) continue;
+        if (!req.q("mode").empty() && m.mode != req.q("mode")) continue;
+        if (!req.q("kind").empty() && m.kind != req.q("kind")) continue;
+        auto j = missing_json(m);
+        j["run"] = run.meta.key;
+        out.push_back(j);
+      }
+    }
+    return json_response(200, {{"results", out}, {"count", out.size()}});
+  }
+
+  auto flag = parse_flag(req.q("flag"));
+  if (!flag) return error_response(flag.error());
+  auto limit = parse_count(req.q("limit"), "limit", 5000);
+  if (!limit) return error_response(limit.error());
+  auto offset = parse_count(req.q("offset"), "offset", 0);
+  if (!offset) return error_response(offset.error());
+
+  schema::ResultFilter filter;
+  for (const auto& r : *runs) filter.run_ids.push_back(r.id);
+  filter.suite = req.q("suite");
+  filter.dtype = req.q("dtype");
+  filter.mode = req.q("mode");
+  filter.kind = req.q("kind");
+  filter.config = req.q("config");
+  filter.model = req.q("model");
+  filter.flag = *flag;
+  filter.threshold = *threshold;
+  filter.limit = *limit;
+  filter.offset = *offset;
+  auto rows = (*store)->results(filter);
+  if (!rows) return error_response(rows.error());
+  json out = json::array();
+  for (const auto& r : *rows) out.push_back(result_json(r, *threshold));
+  return json_response(200, {{"results", out}, {"count", out.size()}});
+}
+
+}  // namespace
+
+void register_result_routes(Router& router) { router.add("GET", "/api/v1/results", get_results); }
+
+}  // namespace perftriage::server

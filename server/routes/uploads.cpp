@@ -1,0 +1,107 @@
+// POST /api/v1/uploads: one CSV, a multipart batch, or a zip / tar.gz; axes and run in the query
+// or in a JSON part named `meta`. Parsing the request is here; everything else is ingest_files().
+#include <algorithm>
+
+#include "ingest/archive.hpp"
+#include "server/app_context.hpp"
+#include "server/ingest_service.hpp"
+#include "server/queries.hpp"
+#include "server/routes/routes.hpp"
+
+namespace perftriage::server {
+namespace {
+
+std::string media_type(const std::string& content_type) {
+  std::string t = content_type.substr(0, content_type.find(';'));
+  t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+  return t;
+}
+
+bool is_true(const std::string& v) { return v == "true" || v == "1" || v == "yes"; }
+
+std::vector<std::string> split_csv_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i <= s.size()) {
+    auto j = s.find(',', i);
+    if (j == std::string::npos) j = s.size();
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settings) {
+  UploadMeta meta;
+  meta.run = req.q("run");
+  meta.platform = req.q("platform");
+  meta.device = req.q("device");
+  meta.torch_version = req.q("torch_version");
+  meta.commit = req.q("commit");
+  meta.created_at = req.q("created_at");
+  meta.axes = {req.q("suite"), req.q("dtype"), req.q("mode"), req.q("kind"), req.q("device"), req.q("config")};
+  meta.tags = split_csv_list(req.q("tags"));
+  meta.replace = is_true(req.q("replace"));
+  auto threshold = parse_threshold(req.q("threshold"), settings.slow_threshold);
+  if (!threshold) return std::move(threshold).error();
+  meta.threshold = *threshold;
+  return meta;
+}
+
+Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req, UploadMeta& meta) {
+  const std::string type = media_type(req.header("content-type"));
+  if (req.body.empty()) {
+    return make_error(ErrorKind::invalid_input, "empty_body", "the request body is empty: send a CSV, a multipart "
+                                                              "form with one part per file, or a zip / tar.gz");
+  }
+  if (type == "multipart/form-data") {
+    auto parts = ingest::parse_multipart(req.body, req.header("content-type"));
+    if (!parts) return std::move(parts).error();
+    std::vector<ingest::InputFile> files;
+    for (auto& part : *parts) {
+      if (part.name == "meta" && part.filename.empty()) {
+        PT_TRY(merge_meta_json(meta, part.body));
+        continue;
+      }
+      std::string path = !part.filename.empty() ? part.filename : part.name;
+      files.push_back({std::move(path), std::move(part.body)});
+    }
+    return files;
+  }
+  const std::string path = req.q("path");
+  if (type == "text/csv" || type == "text/plain" || type == "application/csv") {
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload.csv" : path, req.body}};
+  }
+  if (type == "application/zip" || type == "application/x-zip-compressed" || type == "application/gzip" ||
+      type == "application/x-gzip" || type == "application/x-tar" || type == "application/x-gtar" ||
+      type == "application/octet-stream") {
+    if (ingest::detect_archive(req.body) == ingest::ArchiveType::none) {
+      return make_error(ErrorKind::invalid_input, "bad_archive",
+                        "Content-Type " + type + " but the body is not a zip, tar or gzip archive",
+                        path.empty() ? "upload" : path);
+    }
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload" : path, req.body}};
+  }
+  return make_error(ErrorKind::unsupported_media_type, "unsupported_content_type",
+                    "Content-Type '" + (type.empty() ? std::string("(none)") : type) +
+                        "' is not accepted; use text/csv, multipart/form-data, application/zip or application/gzip");
+}
+
+ApiResponse post_upload(const ApiRequest& req, AppContext& app) {
+  auto meta = meta_from_query(req, app.settings());
+  if (!meta) return error_response(meta.error());
+  auto files = files_from_request(req, *meta);
+  if (!files) return error_response(files.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto summary = ingest_files(**store, *meta, std::move(*files), app.settings().unpack);
+  if (!summary) return error_response(summary.error());
+  return json_response(summary->stored_anything() ? 201 : 200, to_json(*summary));
+}
+
+}  // namespace
+
+void register_upload_routes(Router& router) { router.add("POST", "/api/v1/uploads", post_upload); }
+
+}  // namespace perftriage::server

@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "analyzers/flags/flags.hpp"
+#include "analyzers/flags/slow_table.hpp"
+
+namespace perftriage::analyzers {
+namespace {
+
+ingest::ResultRow row(std::optional<double> speedup, std::int64_t batch, bool short_row = false) {
+  ingest::ResultRow r;
+  r.model = "m";
+  r.speedup = speedup;
+  r.batch_size = batch;
+  r.short_row = short_row;
+  return r;
+}
+
+TEST(Flags, SlowIsStrictlyBetweenZeroAndThreshold) {
+  EXPECT_TRUE(is_slow(0.662224));
+  EXPECT_FALSE(is_slow(1.0));
+  EXPECT_FALSE(is_slow(0.0));
+  EXPECT_FALSE(is_slow(std::nullopt));
+  EXPECT_FALSE(is_slow(0.96, 0.95));
+  EXPECT_TRUE(is_slow(0.94, 0.95));
+}
+
+TEST(Flags, FailedPerformanceRows) {
+  EXPECT_TRUE(is_failed(row(0.0, 0), "performance"));
+  EXPECT_TRUE(is_failed(row(1.2, 0), "performance"));
+  EXPECT_TRUE(is_failed(row(std::nullopt, 8), "performance"));
+  EXPECT_TRUE(is_failed(row(0.0, 0, true), "performance"));
+  EXPECT_FALSE(is_failed(row(0.5, 8), "performance"));
+  const auto v = judge_row(row(0.0, 0), "performance", 1.0);
+  EXPECT_TRUE(v.failed);
+  EXPECT_FALSE(v.slow);  // a failure is never "slow"
+}
+
+TEST(Flags, AccuracyStatusesOutsideThePassingSetFail) {
+  auto acc = [](std::string s) {
+    ingest::ResultRow r;
+    r.accuracy = std::move(s);
+    return r;
+  };
+  for (const char* s : {"pass", "pass_due_to_skip", "eager_variation"}) {
+    EXPECT_FALSE(is_accuracy_failed(acc(s), "accuracy")) << s;
+  }
+  for (const char* s : {"fail_accuracy", "fail_to_run", "OOM", "fail_to_run_at_batch_4", "crashed", "brand_new", ""}) {
+    EXPECT_TRUE(is_accuracy_failed(acc(s), "accuracy")) << s;
+  }
+  EXPECT_FALSE(is_accuracy_failed(acc("fail_accuracy"), "performance"));
+}
+
+TEST(Flags, CountsPerFile) {
+  const auto c = count_flags({row(1.5, 8), row(0.7, 8), row(0.9, 8), row(0.0, 0), row(0.0, 0, true)}, "performance");
+  EXPECT_EQ(c.rows, 5);
+  EXPECT_EQ(c.slow, 2);
+  EXPECT_EQ(c.failed, 2);
+  EXPECT_EQ(count_flags({row(1.5, 8), row(0.7, 8), row(0.9, 8)}, "performance", 0.8).slow, 1);
+}
+
+TEST(SlowTable, MarkdownEscapesPipesAndKeepsSpeedupText) {
+  schema::ResultRecord r;
+  r.suite = "huggingface";
+  r.dtype = "bfloat16";
+  r.mode = "inference";
+  r.model = "Weird|Model";
+  r.batch_size = 4;
+  r.speedup = 0.6026;
+  r.speedup_text = "0.6026";
+  r.source = "a.csv";
+  const auto md = slow_table_markdown({r});
+  EXPECT_NE(md.find("| Weird\\|Model | 4 | 0.6026 | a.csv |"), std::string::npos);
+  EXPECT_EQ(slow_table_csv({r}), "suite,dtype,mode,model,batch_size,speedup,source\nhuggingface,bfloat16,inference,"
+                                 "Weird|Model,4,0.6026,a.csv\n");
+  const auto j = slow_table_json({r});
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_DOUBLE_EQ(j[0]["speedup"].get<double>(), 0.6026);
+  EXPECT_EQ(j[0]["source"], "a.csv");
+}
+
+TEST(SlowTable, SortsBySuiteDtypeModeThenWorstFirst) {
+  std::vector<schema::ResultRecord> rows(3);
+  rows[0].suite = "torchbench", rows[0].speedup = 0.5;
+  rows[1].suite = "huggingface", rows[1].speedup = 0.9, rows[1].model = "b";
+  rows[2].suite = "huggingface", rows[2].speedup = 0.7, rows[2].model = "a";
+  sort_slow_cases(rows);
+  EXPECT_EQ(rows[0].model, "a");
+  EXPECT_EQ(rows[1].model, "b");
+  EXPECT_EQ(rows[2].suite, "torchbench");
+}
+
+}  // namespace
+}  // namespace perftriage::analyzers

@@ -1,0 +1,56 @@
+#pragma once
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "analyzers/labeler/labeler.hpp"
+
+namespace perftriage::analyzers::labeler::testing {
+
+inline std::string fixture(const std::string& rel) {
+  std::ifstream in(std::string(PERFTRIAGE_FIXTURES) + "/labeler/" + rel, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing fixture " << rel;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline const Taxonomy& xpu_taxonomy() {
+  static const Taxonomy t = [] {
+    auto r = load_taxonomy("torch-xpu-ops");
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r.value() : Taxonomy{};
+  }();
+  return t;
+}
+
+inline LabelResult label(const std::string& title, const std::string& body, std::vector<std::string> labels = {}) {
+  IssueInput in;
+  in.title = title;
+  in.body = body;
+  in.labels = std::move(labels);
+  in.repo = "intel/torch-xpu-ops";
+  in.number = 1;
+  return label_issue(in, xpu_taxonomy());
+}
+
+inline std::vector<std::string> sorted(std::vector<std::string> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+inline std::string value_of(const LabelResult& r, const std::string& axis) {
+  for (const auto& a : r.axes)
+    if (a.axis == axis) return a.value;
+  return "";
+}
+
+inline bool has_label(const LabelResult& r, const std::string& label) {
+  return std::find(r.labels.begin(), r.labels.end(), label) != r.labels.end();
+}
+
+}  // namespace perftriage::analyzers::labeler::testing

@@ -1,0 +1,119 @@
+// Case extraction: the seven E2E shapes and the UT forms.
+#include "analyzers/labeler/cases.hpp"
+#include "analyzers/labeler/text.hpp"
+#include "analyzers/labeler/vocab.hpp"
+#include "helpers.hpp"
+
+namespace perftriage::analyzers::labeler::testing {
+namespace {
+
+CaseScan scan(const std::string& body, const std::string& title = "") {
+  return extract_cases(preprocess(body).lines, title);
+}
+
+TEST(LabelerCases, CombinedCells) {
+  auto a = parse_combined("huggingface_amp_bf16_training");
+  EXPECT_EQ(a.suite, "huggingface");
+  EXPECT_EQ(a.dtype, "amp_bf16");
+  EXPECT_EQ(a.mode, "training");
+  auto b = parse_combined("inference_amp-bf16");
+  EXPECT_EQ(b.dtype, "amp_bf16");
+  EXPECT_EQ(b.mode, "inference");
+  auto c = parse_combined("amp_bf16 / inference");
+  EXPECT_EQ(c.dtype, "amp_bf16");
+  EXPECT_EQ(c.mode, "inference");
+  auto d = parse_combined("timm_models float16 training");
+  EXPECT_EQ(d.suite, "timm_models");
+  EXPECT_EQ(parse_combined("bf16 and fp16").dtype, "");  // ambiguous: no value
+}
+
+TEST(LabelerCases, UnitTestDtypeSuffix) {
+  EXPECT_EQ(dtype_from_test_name("test_compare_cpu_nn_functional_conv3d_xpu_float64"), "float64");
+  EXPECT_EQ(dtype_from_test_name("test_x_xpu_float8_e4m3fn"), "float8");
+  EXPECT_EQ(dtype_from_test_name("test_sum_xpu_complex64"), "complex");
+  EXPECT_EQ(dtype_from_test_name("test_sdpa_xpu"), "");
+}
+
+TEST(LabelerCases, MarkdownTable) {
+  auto s = scan("| suite | dtype | mode | model | batch_size | speedup |\n|---|---|---|---|---|---|\n"
+                "| huggingface | bfloat16 | inference | BertForMaskedLM | 8 | 0.71 |\n");
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].display(), "huggingface/BertForMaskedLM/inference/bfloat16");
+  EXPECT_DOUBLE_EQ(s.cases[0].speedup.value_or(0), 0.71);
+  EXPECT_TRUE(s.e2e_table);
+}
+
+TEST(LabelerCases, ExcelPaste) {
+  auto s = scan("Suite | Dtype | Mode | Model | speedup\n-- | -- | -- | -- | --\n"
+                "timm_models | float16 | training | levit_128 | 0.8\n");
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].model, "levit_128");
+  EXPECT_EQ(s.table_shape, "Excel paste table");
+}
+
+TEST(LabelerCases, ContextFillsMissingColumns) {
+  auto s = scan("### torchbench amp_fp16 training\n\n| model | speedup |\n| --- | --- |\n| resnet50 | 0.9 |\n");
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].display(), "torchbench/resnet50/training/amp_fp16");
+}
+
+TEST(LabelerCases, SummaryLogAndStatuses) {
+  auto s = scan("Summary for torchbench bfloat16 inference accuracy\n"
+                "  Real failed models: 2 [['hf_T5', 'fail_accuracy'], ['hf_Bert', 'eager_fail_to_run']]\n");
+  ASSERT_EQ(s.cases.size(), 2u);
+  EXPECT_EQ(s.cases[0].display(), "torchbench/hf_T5/inference/bfloat16");
+  EXPECT_EQ(s.cases[1].status, "eager_fail_to_run");
+  auto lines = scan("Summary for huggingface float16 training accuracy\nxpu  train  T5Small  fail_accuracy\n"
+                    "xpu  train  GPT2  pass\n");
+  ASSERT_EQ(lines.cases.size(), 1u);
+  EXPECT_EQ(lines.cases[0].model, "T5Small");
+}
+
+TEST(LabelerCases, BenchmarkCommands) {
+  auto s = scan("python benchmarks/dynamo/huggingface.py --accuracy --amp --amp-dtype bfloat16 -d xpu \\\n"
+                "    --training --only T5Small\n");
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].display(), "huggingface/T5Small/training/amp_bf16");
+  auto plain = scan("python benchmarks/dynamo/torchbench.py --performance --bfloat16 --inference --only=alexnet");
+  ASSERT_EQ(plain.cases.size(), 1u);
+  EXPECT_EQ(plain.cases[0].display(), "torchbench/alexnet/inference/bfloat16");
+  auto amp_only = scan("python benchmarks/dynamo/timm_models.py --amp --training --only beit");
+  ASSERT_EQ(amp_only.cases.size(), 1u);
+  EXPECT_EQ(amp_only.cases[0].dtype, "");  // --amp without --amp-dtype: unknown
+}
+
+TEST(LabelerCases, UnitTestForms) {
+  auto s = scan("Cases:\nop_ut,third_party.torch-xpu-ops.test.xpu.test_ops_xpu.TestCommonXPU,test_foo_xpu_float32\n\n"
+                "test/test_nn.py::TestNNDeviceTypeXPU::test_bar_xpu_bfloat16\n"
+                "FAILED test/test_torch.py::TestTorchXPU::test_baz_xpu_int64 - RuntimeError: not implemented\n");
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_EQ(s.cases[0].suite, "op_ut");
+  EXPECT_EQ(s.cases[0].test_id, "third_party.torch-xpu-ops.test.xpu.test_ops_xpu.TestCommonXPU::test_foo_xpu_float32");
+  EXPECT_EQ(s.cases[0].dtype, "float32");
+  EXPECT_EQ(s.cases[1].dtype, "bfloat16");
+  EXPECT_EQ(s.cases[2].error, "RuntimeError: not implemented");
+  EXPECT_FALSE(s.cases[2].e2e);
+}
+
+TEST(LabelerCases, UrlIsNotACase) {
+  auto s = scan("See https://huggingface.co/bert-base-uncased and https://github.com/pytorch/benchmark");
+  EXPECT_TRUE(s.cases.empty());
+  auto r = label("Loading bert-base fails", "See https://huggingface.co/bert-base-uncased\nRuntimeError: x\n");
+  EXPECT_EQ(value_of(r, "test"), "test: ut");
+}
+
+TEST(LabelerCases, RegressionNeedsABeforeAfterPair) {
+  EXPECT_FALSE(has_label(label("[regression] hf_T5 slower", "speedup 0.8"), "regression"));
+  EXPECT_TRUE(has_label(label("[regression] hf_T5 slower", "speedup 0.8 with 2.13 vs 2.12"), "regression"));
+  EXPECT_TRUE(has_label(label("hf_T5 slower", "last good: 2.12, current: 2.13, speedup 0.8"), "regression"));
+  EXPECT_FALSE(has_label(label("hf_T5 slower", "inductor compared with eager: speedup 0.8"), "regression"));
+}
+
+TEST(LabelerCases, PriorityHumanValueWins) {
+  auto r = label("[BMG] feature: add foo", "would be nice", {"P0"});
+  EXPECT_EQ(value_of(r, "priority"), "Urgent");
+  EXPECT_FALSE(has_label(r, "Urgent"));  // priority is a field, not a label
+}
+
+}  // namespace
+}  // namespace perftriage::analyzers::labeler::testing

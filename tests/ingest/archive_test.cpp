@@ -1,0 +1,186 @@
+#include "ingest/archive.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pi = perftriage::ingest;
+
+namespace {
+
+struct Member {
+  std::string path;
+  std::string bytes;
+  int type = AE_IFREG;
+};
+
+enum class Fmt { zip, tar, tar_gz, gz };
+
+// Builds an archive in memory with libarchive's write API.
+std::string build(Fmt fmt, const std::vector<Member>& members) {
+  std::vector<char> buf(4u << 20);
+  std::size_t used = 0;
+  archive* a = archive_write_new();
+  switch (fmt) {
+    case Fmt::zip: archive_write_set_format_zip(a); break;
+    case Fmt::tar: archive_write_set_format_pax_restricted(a); break;
+    case Fmt::tar_gz:
+      archive_write_set_format_pax_restricted(a);
+      archive_write_add_filter_gzip(a);
+      break;
+    case Fmt::gz:
+      archive_write_set_format_raw(a);
+      archive_write_add_filter_gzip(a);
+      break;
+  }
+  EXPECT_EQ(archive_write_open_memory(a, buf.data(), buf.size(), &used), ARCHIVE_OK) << archive_error_string(a);
+  for (const auto& m : members) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, m.path.c_str());
+    archive_entry_set_filetype(e, static_cast<unsigned>(m.type));
+    archive_entry_set_perm(e, 0644);
+    if (m.type == AE_IFLNK) archive_entry_set_symlink(e, "target.csv");
+    archive_entry_set_size(e, m.type == AE_IFREG ? static_cast<la_int64_t>(m.bytes.size()) : 0);
+    EXPECT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
+    if (m.type == AE_IFREG && !m.bytes.empty()) {
+      EXPECT_EQ(archive_write_data(a, m.bytes.data(), m.bytes.size()), static_cast<la_ssize_t>(m.bytes.size()));
+    }
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return std::string(buf.data(), used);
+}
+
+const std::string kCsv = "dev,name,batch_size,speedup\nxpu,m,1,1.5\n";
+
+}  // namespace
+
+TEST(Archive, DetectByMagic) {
+  EXPECT_EQ(pi::detect_archive(build(Fmt::zip, {{"a.csv", kCsv}})), pi::ArchiveType::zip);
+  EXPECT_EQ(pi::detect_archive(build(Fmt::tar, {{"a.csv", kCsv}})), pi::ArchiveType::tar);
+  EXPECT_EQ(pi::detect_archive(build(Fmt::tar_gz, {{"a.csv", kCsv}})), pi::ArchiveType::tar_gz);
+  EXPECT_EQ(pi::detect_archive(build(Fmt::gz, {{"a.csv", kCsv}})), pi::ArchiveType::gzip);
+  EXPECT_EQ(pi::detect_archive(kCsv), pi::ArchiveType::none);
+  EXPECT_EQ(pi::detect_archive(""), pi::ArchiveType::none);
+  EXPECT_EQ(pi::detect_archive("\x1f"), pi::ArchiveType::none);
+}
+
+TEST(Archive, ZipTreeKeepsOnlyCsvMembersWithNormalisedPaths) {
+  const std::string zip = build(
+      Fmt::zip, {{"./huggingface/", "", AE_IFDIR},
+                 {"./huggingface/bfloat16/inference/performance/"
+                  "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv",
+                  kCsv},
+                 {"/abs/B.CSV", "x"},
+                 {"notes.txt", "not a csv"},
+                 {"link.csv", "", AE_IFLNK}});
+  auto r = pi::unpack_archive(zip, "upload.zip");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].path,
+            "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv");
+  EXPECT_EQ((*r)[0].bytes, kCsv);
+  EXPECT_EQ((*r)[1].path, "abs/B.CSV");
+  EXPECT_EQ((*r)[1].bytes, "x");
+}
+
+TEST(Archive, TarGzAndTar) {
+  for (Fmt f : {Fmt::tar, Fmt::tar_gz}) {
+    auto r = pi::unpack_archive(build(f, {{"inductor_log/timm_models/float32/a.csv", kCsv}, {"b.csv", ""}}), "t.tgz");
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r->size(), 2u);
+    EXPECT_EQ((*r)[0].path, "inductor_log/timm_models/float32/a.csv");
+    EXPECT_EQ((*r)[0].bytes, kCsv);
+    EXPECT_EQ((*r)[1].bytes, "");
+  }
+}
+
+TEST(Archive, SingleGzipNamedAfterArchive) {
+  auto r = pi::unpack_archive(build(Fmt::gz, {{"data", kCsv}}), "runs/inductor_huggingface_x.csv.gz");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].path, "runs/inductor_huggingface_x.csv");
+  EXPECT_EQ((*r)[0].bytes, kCsv);
+
+  auto n = pi::unpack_archive(build(Fmt::gz, {{"data", kCsv}}), "trace.json.gz");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().code, "no_csv_in_archive");
+}
+
+TEST(ArchiveErrors, DotDotMemberRefused) {
+  auto r = pi::unpack_archive(build(Fmt::tar_gz, {{"ok.csv", kCsv}, {"a/../../evil.csv", kCsv}}), "up.tar.gz");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "bad_archive_path");
+  EXPECT_EQ(r.error().kind, perftriage::ErrorKind::invalid_input);
+  EXPECT_EQ(r.error().file, "up.tar.gz");
+  EXPECT_NE(r.error().message.find("evil.csv"), std::string::npos);
+}
+
+TEST(ArchiveErrors, NoCsv) {
+  auto r = pi::unpack_archive(build(Fmt::zip, {{"readme.md", "hi"}}), "up.zip");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "no_csv_in_archive");
+  EXPECT_EQ(r.error().file, "up.zip");
+}
+
+TEST(ArchiveErrors, TooManyEntries) {
+  pi::UnpackLimits lim;
+  lim.max_entries = 2;
+  auto r = pi::unpack_archive(build(Fmt::zip, {{"a.csv", "1"}, {"b.csv", "2"}, {"c.csv", "3"}}), "up.zip", lim);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "archive_too_large");
+  EXPECT_EQ(r.error().kind, perftriage::ErrorKind::too_large);
+}
+
+TEST(ArchiveErrors, MemberTooLarge) {
+  pi::UnpackLimits lim;
+  lim.max_entry_bytes = 1000;
+  const std::string big(5000, 'a');  // compresses well: a small bomb
+  for (Fmt f : {Fmt::zip, Fmt::tar_gz, Fmt::gz}) {
+    auto r = pi::unpack_archive(build(f, {{"big.csv", big}}), "up.csv.gz", lim);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "archive_too_large");
+    EXPECT_EQ(r.error().kind, perftriage::ErrorKind::too_large);
+  }
+}
+
+TEST(ArchiveErrors, TotalTooLarge) {
+  pi::UnpackLimits lim;
+  lim.max_total_bytes = 1500;
+  const std::string part(1000, 'b');
+  auto r = pi::unpack_archive(build(Fmt::tar_gz, {{"a.csv", part}, {"b.csv", part}}), "up.tgz", lim);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, "archive_too_large");
+}
+
+TEST(ArchiveErrors, CorruptArchive) {
+  std::string zip = build(Fmt::zip, {{"a.csv", std::string(4000, 'z')}});
+  std::string cut = zip.substr(0, zip.size() / 2);
+  auto r = pi::unpack_archive(cut, "cut.zip");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().file, "cut.zip");
+  EXPECT_TRUE(r.error().code == "bad_archive" || r.error().code == "no_csv_in_archive") << r.error().code;
+
+  std::string tgz = build(Fmt::tar_gz, {{"a.csv", std::string(100000, 'q')}});
+  for (std::size_t i = 30; i < tgz.size(); i += 7) tgz[i] = static_cast<char>(tgz[i] ^ 0x5a);
+  auto t = pi::unpack_archive(tgz, "bad.tgz");
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(t.error().code == "bad_archive" || t.error().code == "no_csv_in_archive") << t.error().code;
+
+  std::string gz = build(Fmt::gz, {{"x", std::string(100000, 'q')}});
+  for (std::size_t i = 30; i < gz.size(); i += 7) gz[i] = static_cast<char>(gz[i] ^ 0x5a);
+  auto g = pi::unpack_archive(gz, "bad.csv.gz");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().code, "bad_archive");
+  EXPECT_EQ(g.error().kind, perftriage::ErrorKind::invalid_input);
+  EXPECT_EQ(g.error().file, "bad.csv.gz");
+
+  auto n = pi::unpack_archive("plain text", "x.zip");
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.error().code, "bad_archive");
+}
