@@ -18,7 +18,9 @@ constexpr std::string_view kUsage =
     "  slow      [--run KEY | --platform P] [--threshold X] [--format md|csv|json] [--db PATH]\n"
     "  runs      [--platform P] [--json] [--db PATH]\n"
     "  classify  [--json] FILE...  |  classify --base A --target B\n"
-    "  label     --json --title T --body-file F [--labels a,b] [--taxonomy NAME]\n";
+    "  label     --json --title T --body-file F [--labels a,b] [--taxonomy NAME]\n"
+    "  compare   --base KEY|previous|TAG --target KEY [--format md|csv|json] [--db PATH]\n"
+    "  report    --run KEY --kind slow | --base KEY --target KEY --kind regressions [--db PATH]\n";
 
 }  // namespace
 
@@ -36,6 +38,8 @@ int main(int argc, char** argv) {
   if (command == "runs") return cmd_runs(args, std::cout, std::cerr);
   if (command == "classify") return cmd_classify(args, std::cout, std::cerr);
   if (command == "label") return cmd_label(args, std::cout, std::cerr);
+  if (command == "compare") return cmd_compare(args, std::cout, std::cerr);
+  if (command == "report") return cmd_report(args, std::cout, std::cerr);
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
     return 0;

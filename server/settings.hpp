@@ -7,6 +7,16 @@
 
 namespace perftriage::server {
 
+struct GitHubSettings {
+  std::string api_base = "https://api.github.com";  // GitHub Enterprise Server: https://HOST/api/v3
+  std::string token;                                // empty = dry run: compute and record, send nothing
+  std::string webhook_secret;                       // HMAC-SHA256 key of X-Hub-Signature-256
+  std::string bot_login = "perftriage[bot]";        // events caused by this login are ignored
+  std::string taxonomy = "torch-xpu-ops";
+  int max_attempts = 8;                             // then the outbox action is marked failed, visibly
+  double min_mutation_interval_s = 1.0;             // one mutation at a time, at least this far apart
+};
+
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
@@ -18,6 +28,7 @@ struct Settings {
   ingest::UnpackLimits unpack;
   std::string web_dir;  // dashboard assets; "" = built-in path
   bool demo = false;
+  GitHubSettings github;
 };
 
 }  // namespace perftriage::server

@@ -15,5 +15,7 @@ int cmd_slow(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_runs(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_classify(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_label(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_report(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace perftriage::cli

@@ -9,6 +9,13 @@ Router make_router() {
   register_run_routes(router);
   register_result_routes(router);
   register_slow_routes(router);
+  register_compare_routes(router);
+  register_history_routes(router);
+  register_report_routes(router);
+  register_classify_routes(router);
+  register_artifact_routes(router);
+  register_label_routes(router);
+  register_webhook_routes(router);
   register_static_routes(router);
   return router;
 }

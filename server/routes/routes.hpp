@@ -10,6 +10,16 @@ void register_run_routes(Router& router);
 void register_result_routes(Router& router);
 void register_slow_routes(Router& router);
 void register_static_routes(Router& router);
+// issue 3: compare, history, backlog, reports
+void register_compare_routes(Router& router);
+void register_history_routes(Router& router);
+void register_report_routes(Router& router);
+// issue 4: classify and case artifacts
+void register_classify_routes(Router& router);
+void register_artifact_routes(Router& router);
+// issue 5: labeler and GitHub bot
+void register_label_routes(Router& router);
+void register_webhook_routes(Router& router);
 
 Router make_router();
 

@@ -1,0 +1,7 @@
+#include "server/routes/routes.hpp"
+
+namespace perftriage::server {
+
+void register_label_routes(Router&) {}  // placeholder until the resource lands
+
+}  // namespace perftriage::server
