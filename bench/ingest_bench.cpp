@@ -60,10 +60,41 @@ std::string tar_gz(const std::vector<ingest::InputFile>& files) {
   return std::string(buffer.data(), used);
 }
 
+// The same rows as two plain CSVs (performance, accuracy), one header each, for sqlite3's .import.
+void write_import_csvs(const std::vector<ingest::InputFile>& nightly, const fs::path& dir) {
+  std::ofstream perf(dir / "perf.csv"), acc(dir / "acc.csv");
+  bool perf_header = false, acc_header = false;
+  for (const auto& f : nightly) {
+    const bool is_perf = f.path.find("performance") != std::string::npos;
+    auto& out = is_perf ? perf : acc;
+    bool& header_written = is_perf ? perf_header : acc_header;
+    const auto body_start = header_written ? f.bytes.find('\n') + 1 : 0;
+    out << f.bytes.substr(body_start);
+    header_written = true;
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const auto nightly = bench::make_nightly();
+  // --import-csv DIR: write the rows sqlite3 .import gets, for profiling it the same way.
+  if (argc > 2 && std::string_view(argv[1]) == "--import-csv") {
+    write_import_csvs(nightly, argv[2]);
+    return 0;
+  }
+  // --insert-once: one parse + insert into a fresh database and nothing else (for callgrind profiles).
+  if (argc > 1 && std::string_view(argv[1]) == "--insert-once") {
+    const auto db = fs::temp_directory_path() / fmt::format("perftriage-profile-{}.sqlite", getpid());
+    auto store = schema::Store::open(db.string());
+    if (!store) return 1;
+    server::UploadMeta meta;
+    meta.run = "profile";
+    meta.platform = "BMG";
+    auto summary = server::ingest_files(*store, meta, nightly);
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db.string() + suffix);
+    return summary ? 0 : 1;
+  }
   std::size_t bytes = 0, rows = 0;
   for (const auto& f : nightly) {
     bytes += f.bytes.size();
@@ -117,18 +148,7 @@ int main() {
 
   // 3. sqlite3 .import of the same rows (performance and accuracy rows, two tables)
   {
-    std::ofstream perf(dir / "perf.csv"), acc(dir / "acc.csv");
-    bool perf_header = false, acc_header = false;
-    for (const auto& f : nightly) {
-      const bool is_perf = f.path.find("performance") != std::string::npos;
-      auto& out = is_perf ? perf : acc;
-      bool& header_written = is_perf ? perf_header : acc_header;
-      const auto body_start = header_written ? f.bytes.find('\n') + 1 : 0;
-      out << f.bytes.substr(body_start);
-      header_written = true;
-    }
-    perf.close();
-    acc.close();
+    write_import_csvs(nightly, dir);
     std::vector<double> import_ms;
     for (int i = 0; i < 5; ++i) {
       const auto db = dir / fmt::format("import-{}.sqlite", i);

@@ -18,7 +18,7 @@ Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
   // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
   // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
   PT_TRY(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-                 "PRAGMA temp_store=MEMORY;"));
+                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"));
   return db;
 }
 
@@ -86,6 +86,10 @@ Statement& Statement::bind_blob(int i, std::string_view bytes) {
   sqlite3_bind_blob64(stmt_, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
   return *this;
 }
+Statement& Statement::bind_static(int i, std::string_view v) {
+  sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8);
+  return *this;
+}
 Statement& Statement::bind_null(int i) {
   sqlite3_bind_null(stmt_, i);
   return *this;
@@ -111,6 +115,8 @@ Result<void> Statement::run() {
     if (!*r) return {};
   }
 }
+
+void Statement::rewind() noexcept { sqlite3_reset(stmt_); }
 
 void Statement::reset() noexcept {
   sqlite3_reset(stmt_);

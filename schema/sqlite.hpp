@@ -52,6 +52,8 @@ class Statement {
   Statement& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
   Statement& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
   Statement& bind_blob(int i, std::string_view bytes);
+  // No copy: the caller keeps `v` alive until the statement is stepped and reset (hot insert loops).
+  Statement& bind_static(int i, std::string_view v);
   Statement& bind_null(int i);
   template <class T>
   Statement& bind(int i, const std::optional<T>& v) {
@@ -62,7 +64,8 @@ class Statement {
   Result<bool> step();
   // Runs to completion (for writes).
   Result<void> run();
-  void reset() noexcept;  // reset + clear bindings, for reuse
+  void reset() noexcept;   // reset + clear bindings, for reuse
+  void rewind() noexcept;  // reset only: every parameter will be bound again
 
   [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   [[nodiscard]] std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }

@@ -30,7 +30,8 @@ constexpr std::string_view kInsertFile =
 constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = ?2 WHERE id = ?1";
 // Step one of a replacement: the old file points at itself, which takes it out of the live-path index.
 constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id WHERE id = ?1";
-constexpr std::string_view kDeleteFileRows = "DELETE FROM results WHERE file_id = ?1";
+constexpr std::string_view kDeleteFileRows =
+    "DELETE FROM results WHERE run_id = (SELECT run_id FROM result_files WHERE id = ?1) AND file_id = ?1";
 constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = ?1";
 constexpr std::string_view kInsertResult =
     "INSERT INTO results(run_id, file_id, suite, dtype, mode, kind, config, model, line, dev, batch_size, speedup, "
@@ -42,24 +43,23 @@ constexpr std::string_view kInsertResult =
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
     "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
-// Non-correlated: the failing accuracy cases are collected once, then matched by row value.
-constexpr std::string_view kRefreshUnreliable =
-    "UPDATE results SET unreliable = ((suite, dtype, mode, model, config) IN ("
-    "  SELECT suite, dtype, mode, model, config FROM results"
-    "  WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1)) "
-    "WHERE run_id = ?1 AND kind = 'performance'";
+// The refresh statements only write rows whose value changes: an UPDATE rewrites every row it
+// matches, and rewriting a whole run on each upload cost more than inserting it.
+// Failing accuracy cases are collected once (non-correlated IN), then matched by row value.
+constexpr std::string_view kFailingAccuracyCases =
+    "(suite, dtype, mode, model, config) IN (SELECT suite, dtype, mode, model, config FROM results"
+    " WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1)";
 // The most specific expectation wins: one naming the row's dtype over one for every dtype.
-constexpr std::string_view kRefreshExpected =
-    "UPDATE results SET expected_accuracy = ("
-    "  SELECT e.accuracy FROM expectations e WHERE e.run_id = results.run_id AND e.suite = results.suite"
-    "  AND e.mode = results.mode AND e.model = results.model AND e.accuracy <> ''"
-    "  AND (e.dtype = results.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1) "
-    "WHERE run_id = ?1 AND kind = 'accuracy'";
+constexpr std::string_view kExpectedAccuracy =
+    "(SELECT e.accuracy FROM expectations e WHERE e.run_id = results.run_id AND e.suite = results.suite"
+    " AND e.mode = results.mode AND e.model = results.model AND e.accuracy <> ''"
+    " AND (e.dtype = results.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1)";
 // ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place.
-constexpr std::string_view kRefreshDeviates =
-    "UPDATE results SET deviates = CASE WHEN expected_accuracy IS NULL THEN 0"
-    "  ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END "
-    "WHERE run_id = ?1 AND kind = 'accuracy'";
+constexpr std::string_view kDeviates =
+    "(CASE WHEN expected_accuracy IS NULL THEN 0 ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END)";
+constexpr std::string_view kRunNeedsExpectationRefresh =
+    "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) OR EXISTS (SELECT 1 FROM results"
+    " WHERE run_id = ?1 AND kind = 'accuracy' AND (expected_accuracy IS NOT NULL OR deviates = 1))";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -294,25 +294,30 @@ Result<void> Store::insert_results(std::int64_t run_id, std::int64_t file_id, co
                                    const std::vector<ingest::ResultRow>& rows, const std::vector<RowFlags>& flags) {
   auto st = Statement::prepare(db_, kInsertResult);
   if (!st) return std::move(st).error();
+  std::string extra_text;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& row = rows[i];
     const RowFlags f = i < flags.size() ? flags[i] : RowFlags{};
-    st->reset();
-    st->bind(1, run_id).bind(2, file_id).bind(3, axes.suite).bind(4, axes.dtype).bind(5, axes.mode);
-    st->bind(6, axes.kind).bind(7, axes.config).bind(8, row.model).bind(9, row.line).bind(10, row.dev);
-    st->bind(11, row.batch_size).bind(12, row.speedup).bind(13, row.speedup_text).bind(14, row.abs_latency_ms);
-    st->bind(15, row.eager_latency_ms()).bind(16, row.compilation_latency_s).bind(17, row.compression_ratio);
-    st->bind(18, row.eager_peak_mem_gb).bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured);
-    st->bind(21, row.unique_graphs).bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks);
-    st->bind(24, row.autograd_captures).bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips);
-    st->bind(27, row.fallbacks_to_eager).bind(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
+    // Every parameter is bound on every row, so rewind() without clearing; text is bound without a
+    // copy because `rows`, `axes` and `extra_text` outlive the step.
+    st->rewind();
+    st->bind(1, run_id).bind(2, file_id).bind_static(3, axes.suite).bind_static(4, axes.dtype);
+    st->bind_static(5, axes.mode).bind_static(6, axes.kind).bind_static(7, axes.config).bind_static(8, row.model);
+    st->bind(9, row.line).bind_static(10, row.dev).bind(11, row.batch_size).bind(12, row.speedup);
+    st->bind_static(13, row.speedup_text).bind(14, row.abs_latency_ms).bind(15, row.eager_latency_ms());
+    st->bind(16, row.compilation_latency_s).bind(17, row.compression_ratio).bind(18, row.eager_peak_mem_gb);
+    st->bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured).bind(21, row.unique_graphs);
+    st->bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks).bind(24, row.autograd_captures);
+    st->bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips).bind(27, row.fallbacks_to_eager);
+    st->bind_static(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
     st->bind(30, static_cast<int>(f.failed)).bind(31, static_cast<int>(f.accuracy_failed));
     if (row.extra.empty()) {
       st->bind_null(32);
     } else {
       json extra = json::object();
       for (const auto& [name, value] : row.extra) extra[name] = value;
-      st->bind(32, extra.dump(-1, ' ', false, json::error_handler_t::replace));
+      extra_text = extra.dump(-1, ' ', false, json::error_handler_t::replace);
+      st->bind_static(32, extra_text);
     }
     PT_TRY(st->run());
   }
@@ -333,18 +338,36 @@ Result<void> Store::insert_expectations(std::int64_t run_id, std::int64_t file_i
 }
 
 Result<void> Store::refresh_run_flags(std::int64_t run_id) {
-  for (auto sql : {kRefreshUnreliable, kRefreshExpected}) {
+  const std::string where_perf = "WHERE run_id = ?1 AND kind = 'performance' AND ";
+  const std::string where_acc = "WHERE run_id = ?1 AND kind = 'accuracy' AND ";
+  const std::string statements[] = {
+      "UPDATE results SET unreliable = 1 " + where_perf + "unreliable = 0 AND " + std::string(kFailingAccuracyCases),
+      "UPDATE results SET unreliable = 0 " + where_perf + "unreliable = 1 AND NOT " +
+          std::string(kFailingAccuracyCases),
+      "UPDATE results SET expected_accuracy = " + std::string(kExpectedAccuracy) + " " + where_acc +
+          "expected_accuracy IS NOT " + std::string(kExpectedAccuracy),
+      "UPDATE results SET deviates = " + std::string(kDeviates) + " " + where_acc + "deviates IS NOT " +
+          std::string(kDeviates),
+  };
+  static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
+  // Without expectations (and nothing left from earlier ones) the last two statements have nothing to do.
+  auto check = Statement::prepare(db_, kRunNeedsExpectationRefresh);
+  if (!check) return std::move(check).error();
+  check->bind(1, run_id);
+  auto row = check->step();
+  if (!row) return std::move(row).error();
+  const std::size_t count = check->int64(0) != 0 ? std::size(statements) : 2;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto& sql = statements[i];
     auto st = Statement::prepare(db_, sql);
     if (!st) return std::move(st).error();
     st->bind(1, run_id);
+    if (sql.find("?2") != std::string::npos) {
+      for (int k = 0; k < 3; ++k) st->bind(k + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(k)]);
+    }
     PT_TRY(st->run());
   }
-  auto st = Statement::prepare(db_, kRefreshDeviates);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id);
-  static_assert(ingest::kPassingAccuracy.size() == 3, "kRefreshDeviates binds exactly three passing statuses");
-  for (int i = 0; i < 3; ++i) st->bind(i + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(i)]);
-  return st->run();
+  return {};
 }
 
 Result<std::vector<RunRecord>> Store::list_runs(const std::string& platform) {

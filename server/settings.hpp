@@ -15,6 +15,10 @@ struct GitHubSettings {
   std::string taxonomy = "torch-xpu-ops";
   int max_attempts = 8;                             // then the outbox action is marked failed, visibly
   double min_mutation_interval_s = 1.0;             // one mutation at a time, at least this far apart
+  long connect_timeout_ms = 5000;
+  long request_timeout_ms = 20000;                  // a request hanging longer is retried
+  long backoff_base_ms = 1000;                      // retries wait base * 2^(attempts-1) ...
+  long backoff_cap_ms = 15 * 60 * 1000;             // ... at most this
 };
 
 struct Settings {

@@ -75,7 +75,8 @@ CREATE TABLE results (
 );
 CREATE INDEX results_run_axes ON results(run_id, kind, suite, dtype, mode);
 CREATE INDEX results_case ON results(suite, model, dtype, mode, kind);
-CREATE INDEX results_file ON results(file_id);
+-- No index on results(file_id): rows of a file are found through run_id (results_run_axes), and
+-- result_files rows are never deleted (superseded files are kept), so the cascade never scans.
 
 CREATE TABLE expectations (
   id             INTEGER PRIMARY KEY,

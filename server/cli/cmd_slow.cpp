@@ -1,6 +1,7 @@
 #include <ostream>
 
 #include "analyzers/flags/slow_table.hpp"
+#include "server/case_findings.hpp"
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
@@ -10,7 +11,7 @@
 namespace perftriage::cli {
 
 int cmd_slow(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "run", "platform", "threshold", "format"}, {"json"});
+  auto args = parse_args(argv, {"db", "run", "platform", "threshold", "format"}, {"json", "with-findings"});
   if (!args) {
     print_error(err, args.error());
     return 2;
@@ -40,9 +41,26 @@ int cmd_slow(const Args& argv, std::ostream& out, std::ostream& err) {
     print_error(err, rows.error());
     return 1;
   }
-  if (format == "md") out << analyzers::slow_table_markdown(*rows);
-  if (format == "csv") out << analyzers::slow_table_csv(*rows);
-  if (format == "json") out << server::dump_json(analyzers::slow_table_json(*rows)) << "\n";
+  if (format == "csv") {
+    out << analyzers::slow_table_csv(*rows);
+    return 0;
+  }
+  if (format == "md" && !args->has("with-findings")) {
+    out << analyzers::slow_table_markdown(*rows);
+    return 0;
+  }
+  auto findings = server::findings_for_rows(store->db(), *runs, *rows);
+  if (!findings) {
+    print_error(err, findings.error());
+    return 1;
+  }
+  if (format == "md") {
+    out << server::slow_table_markdown_with_findings(*rows, *findings);
+    return 0;
+  }
+  auto cases = analyzers::slow_table_json(*rows);
+  for (std::size_t i = 0; i < cases.size(); ++i) cases[i]["findings"] = server::findings_json((*findings)[i]);
+  out << server::dump_json(cases) << "\n";
   return 0;
 }
 

@@ -1,7 +1,163 @@
+// Files attached to a stored case, and the case itself:
+//   POST|GET /api/v1/runs/{key}/cases/{suite}/{dtype}/{mode}/{model}/artifacts[?name=&role=&config=]
+//   GET      /api/v1/runs/{key}/cases/{suite}/{dtype}/{mode}/{model}[?config=&threshold=]
+//   GET      /api/v1/artifacts/{id}, /api/v1/artifacts/{id}/raw
+#include <charconv>
+
+#include "analyzers/trace/classify.hpp"
+#include "schema/artifact_store.hpp"
+#include "server/app_context.hpp"
+#include "server/artifact_service.hpp"
+#include "server/case_findings.hpp"
+#include "server/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
+namespace {
 
-void register_artifact_routes(Router&) {}  // placeholder until the resource lands
+using nlohmann::json;
+
+constexpr const char* kCase = "/api/v1/runs/{key}/cases/{suite}/{dtype}/{mode}/{model}";
+
+schema::CaseRef case_from(const ApiRequest& req) {
+  return {req.params.at(1), req.params.at(2), req.params.at(3), req.params.at(4), req.q("config")};
+}
+
+Result<std::int64_t> artifact_id(const std::string& text) {
+  std::int64_t id = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, id);
+  if (ec != std::errc() || ptr != end || id <= 0) {
+    return make_error(ErrorKind::invalid_input, "bad_id", "artifact id must be a positive integer, got '" + text + "'",
+                      {}, 0, "id");
+  }
+  return id;
+}
+
+// Content-Disposition takes a quoted ASCII string: anything else becomes '_'.
+std::string header_file_name(const std::string& name) {
+  std::string out;
+  for (unsigned char c : name) out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') ? '_' : static_cast<char>(c);
+  return out.empty() ? "artifact" : out;
+}
+
+json case_json(const CaseLookup& found) {
+  return {{"run", found.run.meta.key},         {"platform", found.run.meta.platform}, {"suite", found.case_ref.suite},
+          {"dtype", found.case_ref.dtype},     {"mode", found.case_ref.mode},         {"model", found.case_ref.model},
+          {"config", found.case_ref.config}};
+}
+
+ApiResponse post_artifact(const ApiRequest& req, AppContext& app) {
+  auto file = uploaded_file(req, "artifact");
+  if (!file) return error_response(file.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto found = find_case(**store, req.params.at(0), case_from(req));
+  if (!found) return error_response(found.error());
+  auto outcome = attach_artifact(**store, *found, *file, req.q("role"));
+  if (!outcome) return error_response(outcome.error());
+  json body = artifact_json(outcome->artifact);
+  body["status"] = outcome->duplicate ? "duplicate" : "stored";
+  return json_response(outcome->duplicate ? 200 : 201, body);
+}
+
+ApiResponse list_artifacts(const ApiRequest& req, AppContext& app) {
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto found = find_case(**store, req.params.at(0), case_from(req));
+  if (!found) return error_response(found.error());
+  auto artifacts = schema::case_artifacts((*store)->db(), found->run.id, found->case_ref);
+  if (!artifacts) return error_response(artifacts.error());
+  json body = case_json(*found);
+  body["artifacts"] = json::array();
+  for (const auto& a : *artifacts) body["artifacts"].push_back(artifact_json(a));
+  return json_response(200, body);
+}
+
+std::string artifact_source(const schema::ArtifactRecord& a) {
+  return "artifact " + std::to_string(a.id) + " " + a.name + (a.role.empty() ? "" : " (" + a.role + ")");
+}
+
+ApiResponse get_case(const ApiRequest& req, AppContext& app) {
+  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
+  if (!threshold) return error_response(threshold.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto found = find_case(**store, req.params.at(0), case_from(req));
+  if (!found) return error_response(found.error());
+  auto artifacts = schema::case_artifacts((*store)->db(), found->run.id, found->case_ref);
+  if (!artifacts) return error_response(artifacts.error());
+
+  std::vector<SourcedFinding> all;
+  json body = case_json(*found);
+  body["results"] = json::array();
+  for (const auto& row : found->rows) {
+    auto gb = analyzers::trace::graph_breaks_from_counts(row.graph_breaks.value_or(-1),
+                                                         row.unique_graph_breaks.value_or(-1),
+                                                         row.unique_graphs.value_or(-1));
+    if (!gb) return error_response(gb.error());
+    json r = result_json(row, *threshold);
+    r["findings"] = json::array({*gb});
+    body["results"].push_back(std::move(r));
+    all.push_back({row.kind + " row (" + row.source + ")", *gb});
+  }
+  body["artifacts"] = json::array();
+  for (const auto& a : *artifacts) {
+    json aj = artifact_json(a);
+    for (const auto& f : aj["findings"]) all.push_back({artifact_source(a), f});
+    body["artifacts"].push_back(std::move(aj));
+  }
+  body["explanation"] = explain_case(all);
+  return json_response(200, body);
+}
+
+ApiResponse get_artifact(const ApiRequest& req, AppContext& app) {
+  auto id = artifact_id(req.params.at(0));
+  if (!id) return error_response(id.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto artifact = schema::get_artifact((*store)->db(), *id);
+  if (!artifact) return error_response(artifact.error());
+  if (!*artifact) {
+    return error_response(make_error(ErrorKind::not_found, "no_artifact",
+                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
+  }
+  return json_response(200, artifact_json(**artifact));
+}
+
+ApiResponse get_artifact_raw(const ApiRequest& req, AppContext& app) {
+  auto id = artifact_id(req.params.at(0));
+  if (!id) return error_response(id.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto artifact = schema::get_artifact((*store)->db(), *id);
+  if (!artifact) return error_response(artifact.error());
+  if (!*artifact) {
+    return error_response(make_error(ErrorKind::not_found, "no_artifact",
+                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
+  }
+  auto bytes = schema::artifact_bytes((*store)->db(), *id);
+  if (!bytes) return error_response(bytes.error());
+  if (!*bytes) {  // deleted between the two reads
+    return error_response(make_error(ErrorKind::not_found, "no_artifact",
+                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
+  }
+  const bool gzip = (*artifact)->compression == "gzip";
+  ApiResponse res = text_response(200, gzip ? "application/gzip" : "application/octet-stream", std::move(**bytes));
+  res.headers.emplace_back("Content-Disposition",
+                           "attachment; filename=\"" + header_file_name((*artifact)->name) + "\"");
+  return res;
+}
+
+}  // namespace
+
+void register_artifact_routes(Router& router) {
+  const std::string c = kCase;
+  router.add("POST", c + "/artifacts", post_artifact);
+  router.add("GET", c + "/artifacts", list_artifacts);
+  router.add("GET", c, get_case);
+  router.add("GET", "/api/v1/artifacts/{id}", get_artifact);
+  router.add("GET", "/api/v1/artifacts/{id}/raw", get_artifact_raw);
+}
 
 }  // namespace perftriage::server

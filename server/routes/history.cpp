@@ -1,7 +1,172 @@
+// GET /api/v1/cases/{suite}/{model}/history?platform=&dtype=&mode=&config=&metric=speedup|compiled_ms|eager_ms
+//   one series per (dtype, mode, config), with the change points of the metric.
+// GET /api/v1/backlog?platform=&threshold=   the "slower than eager" backlog of a platform.
+#include <map>
+
+#include "analyzers/compare/backlog.hpp"
+#include "analyzers/compare/change_detection.hpp"
+#include "schema/history_store.hpp"
+#include "server/app_context.hpp"
+#include "server/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
+namespace {
 
-void register_history_routes(Router&) {}  // placeholder until the resource lands
+namespace cmp = analyzers::compare;
+using nlohmann::json;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
+
+const std::optional<double>& metric_of(const schema::HistoryPoint& p, const std::string& metric) {
+  if (metric == "compiled_ms") return p.compiled_ms;
+  if (metric == "eager_ms") return p.eager_ms;
+  return p.speedup;
+}
+
+json point_json(const schema::HistoryPoint& p) {
+  return {{"run", p.run_key},
+          {"created_at", p.created_at},
+          {"torch_version", p.torch_version},
+          {"batch_size", p.batch_size},
+          {"speedup", opt(p.speedup)},
+          {"speedup_text", p.speedup_text},
+          {"compiled_ms", opt(p.compiled_ms)},
+          {"eager_ms", opt(p.eager_ms)},
+          {"failed", p.failed},
+          {"accuracy", p.accuracy.empty() ? json() : json(p.accuracy)}};
+}
+
+json series_json(const std::vector<const schema::HistoryPoint*>& points, const std::string& metric,
+                 const cmp::StepParams& params) {
+  std::vector<std::optional<double>> values;
+  json list = json::array();
+  for (const auto* p : points) {
+    // A failed run has no meaningful metric: it is a gap, never a step.
+    values.push_back(p->failed ? std::nullopt : metric_of(*p, metric));
+    list.push_back(point_json(*p));
+  }
+  json changes = json::array();
+  for (const auto& c : cmp::detect_steps(values, params)) {
+    const bool up = c.relative_change > 0;
+    changes.push_back({{"index", c.index},
+                       {"run", points[c.index]->run_key},
+                       {"created_at", points[c.index]->created_at},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"relative_change", c.relative_change},
+                       {"direction", up ? "up" : "down"},
+                       {"worse", metric == "speedup" ? !up : up}});
+  }
+  const auto& first = *points.front();
+  return {{"dtype", first.dtype}, {"mode", first.mode}, {"config", first.config},
+          {"points", std::move(list)}, {"change_points", std::move(changes)}};
+}
+
+ApiResponse get_history(const ApiRequest& req, AppContext& app) {
+  schema::HistoryQuery q;
+  q.suite = req.params.at(0);
+  q.model = req.params.at(1);
+  q.platform = req.q("platform");
+  q.dtype = req.q("dtype");
+  q.mode = req.q("mode");
+  if (req.query.count("config")) q.config = req.q("config");
+  const std::string metric = req.q("metric", "speedup");
+  if (q.platform.empty()) {
+    return error_response(
+        make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform"));
+  }
+  if (metric != "speedup" && metric != "compiled_ms" && metric != "eager_ms") {
+    return error_response(make_error(ErrorKind::invalid_input, "bad_metric",
+                                     "metric must be speedup, compiled_ms or eager_ms", {}, 0, "metric"));
+  }
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto points = schema::case_history(**store, q);
+  if (!points) return error_response(points.error());
+  if (points->empty()) {
+    return error_response(make_error(ErrorKind::not_found, "no_history",
+                                     "no " + q.platform + " result for " + q.suite + "/" + q.model));
+  }
+  const cmp::StepParams params;
+  json series = json::array();
+  std::vector<const schema::HistoryPoint*> current;
+  for (std::size_t i = 0; i <= points->size(); ++i) {
+    const bool end = i == points->size();
+    if (!current.empty() && (end || (*points)[i].dtype != current.front()->dtype ||
+                             (*points)[i].mode != current.front()->mode ||
+                             (*points)[i].config != current.front()->config)) {
+      series.push_back(series_json(current, metric, params));
+      current.clear();
+    }
+    if (!end) current.push_back(&(*points)[i]);
+  }
+  return json_response(200, {{"suite", q.suite},
+                             {"model", q.model},
+                             {"platform", q.platform},
+                             {"metric", metric},
+                             {"method", cmp::describe(params)},
+                             {"series", std::move(series)}});
+}
+
+ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
+  const std::string platform = req.q("platform");
+  if (platform.empty()) {
+    return error_response(
+        make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform"));
+  }
+  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
+  if (!threshold) return error_response(threshold.error());
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto data = schema::backlog_rows(**store, platform, *threshold);
+  if (!data) return error_response(data.error());
+  if (data->runs.empty()) {
+    return error_response(
+        make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform"));
+  }
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
+  std::vector<cmp::BacklogObservation> observations;
+  observations.reserve(data->rows.size());
+  for (const auto& r : data->rows) {
+    observations.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup,
+                            r.speedup_text, r.failed});
+  }
+  const auto entries = cmp::build_backlog(std::move(observations), *threshold);
+  const auto key = [&](std::size_t i) { return data->runs[i].meta.key; };
+  json cases = json::array();
+  std::map<std::string, std::int64_t> counts{{"open", 0}, {"fixed", 0}, {"failing", 0}};
+  for (const auto& e : entries) {
+    ++counts[e.status];
+    cases.push_back({{"suite", e.key.suite},
+                     {"dtype", e.key.dtype},
+                     {"mode", e.key.mode},
+                     {"config", e.key.config},
+                     {"model", e.key.model},
+                     {"status", e.status},
+                     {"first_seen", key(e.first_seen)},
+                     {"last_seen", key(e.last_seen)},
+                     {"fixed_in", e.fixed_in ? json(key(*e.fixed_in)) : json()},
+                     {"latest_run", key(e.latest)},
+                     {"latest_speedup", e.latest_speedup_text},
+                     {"worst_speedup", opt(e.worst_speedup)},
+                     {"runs_slow", e.runs_slow}});
+  }
+  return json_response(200, {{"platform", platform},
+                             {"threshold", *threshold},
+                             {"runs", data->runs.size()},
+                             {"open", counts["open"]},
+                             {"fixed", counts["fixed"]},
+                             {"failing", counts["failing"]},
+                             {"cases", std::move(cases)}});
+}
+
+}  // namespace
+
+void register_history_routes(Router& router) {
+  router.add("GET", "/api/v1/cases/{suite}/{model}/history", get_history);
+  router.add("GET", "/api/v1/backlog", get_backlog);
+}
 
 }  // namespace perftriage::server

@@ -1,7 +1,106 @@
+// POST /api/v1/label: the labeler over HTTP, backed by the database's measurements.
+// GET /api/v1/issues: the issues the bot labeled, with their axes and reasons (the dashboard).
+#include <algorithm>
+
+#include "analyzers/labeler/labeler.hpp"
+#include "schema/bot_store.hpp"
+#include "server/app_context.hpp"
+#include "server/label_evidence.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
+namespace {
 
-void register_label_routes(Router&) {}  // placeholder until the resource lands
+using nlohmann::json;
+namespace lb = analyzers::labeler;
+
+Error bad(std::string code, std::string message, std::string field = {}) {
+  return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
+}
+
+// Over HTTP a taxonomy is a built-in name or an inline JSON object, never a path on the server.
+Result<lb::Taxonomy> request_taxonomy(const json& spec, const std::string& fallback) {
+  if (spec.is_null()) return lb::load_taxonomy(fallback);
+  if (spec.is_object()) return lb::parse_taxonomy(spec);
+  if (!spec.is_string()) return bad("bad_taxonomy", "taxonomy is a built-in name or a JSON object", "taxonomy");
+  const auto names = lb::builtin_taxonomies();
+  const auto name = spec.get<std::string>();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    return bad("unknown_taxonomy", "unknown taxonomy '" + name + "'", "taxonomy");
+  }
+  return lb::load_taxonomy(name);
+}
+
+Result<lb::IssueInput> read_issue(const json& j) {
+  if (!j.is_object()) return bad("bad_json", "the body must be a JSON object");
+  lb::IssueInput in;
+  if (!j.contains("title") || !j["title"].is_string() || j["title"].get_ref<const std::string&>().empty()) {
+    return bad("missing_title", "\"title\" (a non-empty string) is required", "title");
+  }
+  in.title = j["title"].get<std::string>();
+  if (j.contains("body") && !j["body"].is_null()) {
+    if (!j["body"].is_string()) return bad("bad_body", "\"body\" must be a string", "body");
+    in.body = j["body"].get<std::string>();
+  }
+  if (j.contains("labels") && !j["labels"].is_null()) {
+    if (!j["labels"].is_array()) return bad("bad_labels", "\"labels\" must be an array of strings", "labels");
+    for (const auto& l : j["labels"]) {
+      if (!l.is_string()) return bad("bad_labels", "\"labels\" must be an array of strings", "labels");
+      in.labels.push_back(l.get<std::string>());
+    }
+  }
+  if (j.contains("repo") && !j["repo"].is_null()) {
+    if (!j["repo"].is_string()) return bad("bad_repo", "\"repo\" must be \"owner/name\"", "repo");
+    in.repo = j["repo"].get<std::string>();
+  }
+  if (j.contains("number") && !j["number"].is_null()) {
+    if (!j["number"].is_number_integer()) return bad("bad_number", "\"number\" must be an integer", "number");
+    in.number = j["number"].get<std::int64_t>();
+  }
+  return in;
+}
+
+ApiResponse label(const ApiRequest& req, AppContext& app) {
+  const json j = json::parse(req.body, nullptr, false);
+  if (j.is_discarded()) return error_response(bad("bad_json", "the body is not valid JSON"));
+  auto issue = read_issue(j);
+  if (!issue) return error_response(issue.error());
+  auto taxonomy = request_taxonomy(j.value("taxonomy", json()), app.settings().github.taxonomy);
+  if (!taxonomy) return error_response(taxonomy.error());
+  if (issue->repo.empty()) issue->repo = taxonomy->repo;
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  const auto result = label_with_evidence(**store, *issue, *taxonomy);
+  json out = lb::to_json(result);
+  out["comment"] = lb::render_comment(*issue, result);
+  return json_response(200, out);
+}
+
+ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
+  std::int64_t limit = 500;
+  if (auto l = req.q("limit"); !l.empty()) {
+    try {
+      limit = std::stoll(l);
+    } catch (const std::exception&) {
+      limit = -1;
+    }
+    if (limit <= 0) return error_response(bad("bad_limit", "limit must be a positive integer", "limit"));
+  }
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  schema::BotStore bot((*store)->db());
+  auto issues = bot.labeled_issues(limit);
+  if (!issues) return error_response(issues.error());
+  json out = json::array();
+  for (const auto& i : *issues) out.push_back(schema::to_json(i));
+  return json_response(200, {{"issues", out}});
+}
+
+}  // namespace
+
+void register_label_routes(Router& router) {
+  router.add("POST", "/api/v1/label", label);
+  router.add("GET", "/api/v1/issues", list_issues);
+}
 
 }  // namespace perftriage::server

@@ -16,6 +16,7 @@ Router make_router() {
   register_artifact_routes(router);
   register_label_routes(router);
   register_webhook_routes(router);
+  register_outbox_routes(router);
   register_static_routes(router);
   return router;
 }

@@ -20,6 +20,7 @@ void register_artifact_routes(Router& router);
 // issue 5: labeler and GitHub bot
 void register_label_routes(Router& router);
 void register_webhook_routes(Router& router);
+void register_outbox_routes(Router& router);
 
 Router make_router();
 

@@ -1,0 +1,76 @@
+#pragma once
+// Per-case comparison of two runs in the torch-xpu-ops perf_comparison.py convention: for every case on either
+// side, ratio = base latency / target latency (< 1 = the target is slower), for the compiled (inductor) path and
+// for the eager path, then a verdict from configurable thresholds.
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "schema/store.hpp"
+
+namespace perftriage::analyzers::compare {
+
+struct CaseKey {
+  std::string suite, dtype, mode, config, model;
+  auto operator<=>(const CaseKey&) const = default;
+};
+
+CaseKey case_key(const schema::ResultRecord& row);
+
+// One side of a case: its performance row, informed by the case's accuracy row when the run has one.
+struct CaseSide {
+  bool present = false;  // a performance row exists
+  std::int64_t batch_size = 0;
+  std::optional<double> speedup;
+  std::string speedup_text;
+  std::optional<double> compiled_ms, eager_ms, compilation_s, dynamo_peak_mem_gb;
+  std::string accuracy;  // "" = no accuracy row for this case
+  bool failed = false;
+  std::string source;
+
+  // PyTorch HUD: accuracy passes (when an accuracy row exists) and the performance row did not fail.
+  [[nodiscard]] bool passing() const;
+};
+
+struct Thresholds {
+  double regression = 0.9;   // either ratio below: regression
+  double red = 0.8;          // either ratio below: severity red
+  double improvement = 1.1;  // either ratio above (and no regression): improvement
+};
+
+// 0 < red <= regression < improvement, all finite.
+Result<void> validate(const Thresholds& t);
+// Thresholds from request text; "" keeps the default. Each bad value is an invalid_input naming its parameter
+// ("regression", "red", "improvement"); an inconsistent set is "bad_thresholds".
+Result<Thresholds> parse_thresholds(const std::string& regression, const std::string& red,
+                                    const std::string& improvement);
+
+enum class Verdict { regression, improvement, unchanged, new_failed, new_passed, missing, added };
+std::string_view to_string(Verdict v);  // Verdict::added is "new"
+
+struct CaseComparison {
+  CaseKey key;
+  CaseSide base, target;
+  std::optional<double> inductor_ratio;  // base compiled ms / target compiled ms
+  std::optional<double> eager_ratio;     // base eager ms / target eager ms
+  std::string status_change;             // "" | new_failed | new_passed | missing | new
+  Verdict verdict = Verdict::unchanged;
+  std::string severity;                  // regressions only: "red" | "yellow"
+  std::vector<std::string> moved;        // "compiled got slower", "eager got faster", ...
+
+  [[nodiscard]] bool both_passing() const { return base.present && target.present && base.passing() && target.passing(); }
+  // target speedup / base speedup (= inductor_ratio / eager_ratio): < 1 = the speedup dropped.
+  [[nodiscard]] std::optional<double> speedup_ratio() const;
+};
+
+// Rows of any kind of both runs; performance rows define the cases, accuracy rows their pass status.
+// Cases come out ordered by suite, dtype, mode, config, model.
+std::vector<CaseComparison> compare_cases(const std::vector<schema::ResultRecord>& base,
+                                          const std::vector<schema::ResultRecord>& target,
+                                          const Thresholds& thresholds = {});
+
+}  // namespace perftriage::analyzers::compare

@@ -1,0 +1,153 @@
+#include "schema/artifact_store.hpp"
+
+#include "schema/blob_codec.hpp"
+#include "schema/store.hpp"
+
+namespace perftriage::schema {
+namespace {
+
+constexpr std::string_view kInsertArtifact =
+    "INSERT INTO artifacts(run_id, suite, dtype, mode, model, config, name, role, kind, sha256, size, compression, "
+    "raw, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+constexpr std::string_view kSelectArtifactColumns =
+    "SELECT a.id, a.run_id, r.key, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, a.kind, a.sha256, "
+    "a.size, length(a.raw), a.compression, a.findings, a.created_at FROM artifacts a JOIN runs r ON r.id = a.run_id ";
+constexpr std::string_view kWhereSameBytes =
+    "WHERE a.run_id = ?1 AND a.suite = ?2 AND a.dtype = ?3 AND a.mode = ?4 AND a.model = ?5 AND a.sha256 = ?6";
+constexpr std::string_view kWhereCase =
+    "WHERE a.run_id = ?1 AND a.suite = ?2 AND a.dtype = ?3 AND a.mode = ?4 AND a.model = ?5 "
+    "AND (?6 = '' OR a.config = ?6) ORDER BY a.id";
+constexpr std::string_view kWhereId = "WHERE a.id = ?1";
+// json_extract keeps the census (large for real traces) out of the slow list.
+constexpr std::string_view kRunFindings =
+    "SELECT id, suite, dtype, mode, model, config, name, role, json_extract(findings, '$.findings') "
+    "FROM artifacts WHERE run_id = ?1 ORDER BY id";
+constexpr std::string_view kSelectRaw = "SELECT compression, size, raw FROM artifacts WHERE id = ?1";
+
+bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+ArtifactRecord read_artifact(const Statement& st) {
+  ArtifactRecord a;
+  int c = 0;
+  a.id = st.int64(c++);
+  a.run_id = st.int64(c++);
+  a.run_key = st.text(c++);
+  a.case_ref.suite = st.text(c++);
+  a.case_ref.dtype = st.text(c++);
+  a.case_ref.mode = st.text(c++);
+  a.case_ref.model = st.text(c++);
+  a.case_ref.config = st.text(c++);
+  a.name = st.text(c++);
+  a.role = st.text(c++);
+  a.kind = st.text(c++);
+  a.sha256 = st.text(c++);
+  a.size = st.int64(c++);
+  a.stored_size = st.int64(c++);
+  a.compression = st.text(c++);
+  a.result_json = st.text(c++);
+  a.created_at = st.text(c++);
+  return a;
+}
+
+Result<std::vector<ArtifactRecord>> collect(Statement& st) {
+  std::vector<ArtifactRecord> out;
+  for (;;) {
+    auto row = st.step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    out.push_back(read_artifact(st));
+  }
+}
+
+Result<std::optional<ArtifactRecord>> first(Statement& st) {
+  auto row = st.step();
+  if (!row) return std::move(row).error();
+  if (!*row) return std::optional<ArtifactRecord>{};
+  return std::optional<ArtifactRecord>{read_artifact(st)};
+}
+
+Statement& bind_case(Statement& st, std::int64_t run_id, const CaseRef& c) {
+  return st.bind(1, run_id).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.model);
+}
+
+}  // namespace
+
+Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
+  auto st = Statement::prepare(db, kInsertArtifact);
+  if (!st) return std::move(st).error();
+  const bool gzip = is_gzip(a.bytes);
+  const std::string deflated = gzip ? std::string{} : deflate_bytes(a.bytes);
+  bind_case(*st, a.run_id, a.case_ref)
+      .bind(6, a.case_ref.config)
+      .bind(7, a.name)
+      .bind(8, a.role)
+      .bind(9, a.kind)
+      .bind(10, a.sha256)
+      .bind(11, static_cast<std::int64_t>(a.bytes.size()))
+      .bind(12, gzip ? "gzip" : "deflate")
+      .bind_blob(13, gzip ? a.bytes : std::string_view(deflated))
+      .bind(14, a.result_json)
+      .bind(15, now_iso8601());
+  PT_TRY(st->run());
+  return db.last_insert_rowid();
+}
+
+Result<std::optional<ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id, const CaseRef& case_ref,
+                                                    std::string_view sha256) {
+  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereSameBytes));
+  if (!st) return std::move(st).error();
+  bind_case(*st, run_id, case_ref).bind(6, sha256);
+  return first(*st);
+}
+
+Result<std::vector<ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id, const CaseRef& case_ref) {
+  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereCase));
+  if (!st) return std::move(st).error();
+  bind_case(*st, run_id, case_ref).bind(6, case_ref.config);
+  return collect(*st);
+}
+
+Result<std::vector<ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
+  auto st = Statement::prepare(db, kRunFindings);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id);
+  std::vector<ArtifactFindings> out;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    ArtifactFindings f;
+    f.id = st->int64(0);
+    f.case_ref = {st->text(1), st->text(2), st->text(3), st->text(4), st->text(5)};
+    f.name = st->text(6);
+    f.role = st->text(7);
+    f.findings_json = st->is_null(8) ? "[]" : st->text(8);
+    out.push_back(std::move(f));
+  }
+}
+
+Result<std::optional<ArtifactRecord>> get_artifact(Database& db, std::int64_t id) {
+  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereId));
+  if (!st) return std::move(st).error();
+  st->bind(1, id);
+  return first(*st);
+}
+
+Result<std::optional<std::string>> artifact_bytes(Database& db, std::int64_t id) {
+  auto st = Statement::prepare(db, kSelectRaw);
+  if (!st) return std::move(st).error();
+  st->bind(1, id);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return std::optional<std::string>{};
+  std::string raw = st->blob(2);
+  if (st->text(0) == "gzip") return std::optional<std::string>{std::move(raw)};
+  auto inflated = inflate_bytes(raw, static_cast<std::size_t>(st->int64(1)));
+  if (!inflated) return std::move(inflated).error();
+  return std::optional<std::string>{std::move(*inflated)};
+}
+
+}  // namespace perftriage::schema

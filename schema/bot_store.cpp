@@ -1,0 +1,325 @@
+#include "schema/bot_store.hpp"
+
+#include "schema/store.hpp"
+
+namespace perftriage::schema {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kInsertDelivery =
+    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at) VALUES(?1, ?2, ?3, ?4) "
+    "ON CONFLICT(delivery_id) DO NOTHING";
+constexpr std::string_view kInsertAction =
+    "INSERT INTO outbox(repo, issue_number, kind, payload, state, attempts, next_attempt_at, created_at) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)";
+constexpr std::string_view kMarkSent =
+    "UPDATE outbox SET state = 'sent', attempts = ?2, last_error = '', sent_at = ?3 WHERE id = ?1";
+constexpr std::string_view kScheduleRetry =
+    "UPDATE outbox SET attempts = ?2, next_attempt_at = ?3, last_error = ?4 WHERE id = ?1";
+constexpr std::string_view kMarkFailed =
+    "UPDATE outbox SET state = 'failed', attempts = ?2, last_error = ?3 WHERE id = ?1";
+constexpr std::string_view kOutboxColumns =
+    "SELECT id, repo, issue_number, kind, payload, state, attempts, next_attempt_at, last_error, created_at, "
+    "COALESCE(sent_at, '') FROM outbox ";
+constexpr std::string_view kUpsertBotLabel =
+    "INSERT INTO issue_labels(repo, number, label, applied_by_bot) VALUES(?1, ?2, ?3, 1) "
+    "ON CONFLICT(repo, number, label) DO UPDATE SET applied_by_bot = 1";
+constexpr std::string_view kHumanRemoval =
+    "UPDATE issue_labels SET removed_by_human = 1 WHERE repo = ?1 AND number = ?2 AND label = ?3 "
+    "AND applied_by_bot = 1";
+constexpr std::string_view kHumanLabel =
+    "INSERT INTO issue_labels(repo, number, label, applied_by_bot, removed_by_human) VALUES(?1, ?2, ?3, 0, 0) "
+    "ON CONFLICT(repo, number, label) DO UPDATE SET removed_by_human = 0";
+constexpr std::string_view kSuppressed =
+    "SELECT label FROM issue_labels WHERE repo = ?1 AND number = ?2 AND removed_by_human = 1";
+constexpr std::string_view kUpsertComment =
+    "INSERT INTO bot_comments(repo, number, comment_id) VALUES(?1, ?2, ?3) "
+    "ON CONFLICT(repo, number) DO UPDATE SET comment_id = excluded.comment_id";
+constexpr std::string_view kSelectComment = "SELECT comment_id FROM bot_comments WHERE repo = ?1 AND number = ?2";
+constexpr std::string_view kUpsertLabeledIssue =
+    "INSERT INTO labeled_issues(repo, number, title, axes, labels, result, updated_at) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(repo, number) DO UPDATE SET title = excluded.title, "
+    "axes = excluded.axes, labels = excluded.labels, result = excluded.result, updated_at = excluded.updated_at";
+constexpr std::string_view kSelectLabeledIssues =
+    "SELECT repo, number, title, axes, labels, result, updated_at FROM labeled_issues "
+    "ORDER BY updated_at DESC, rowid DESC LIMIT ?1";
+constexpr std::string_view kUpsertTracking =
+    "INSERT INTO tracking_issues(fingerprint, repo, number) VALUES(?1, ?2, ?3) "
+    "ON CONFLICT(fingerprint) DO UPDATE SET repo = excluded.repo, number = excluded.number";
+constexpr std::string_view kSelectTracking = "SELECT number FROM tracking_issues WHERE fingerprint = ?1";
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json parse_or(std::string_view text, json fallback) {
+  auto j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? fallback : j;
+}
+
+OutboxRow read_row(const Statement& st) {
+  OutboxRow r;
+  r.id = st.int64(0);
+  r.repo = st.text(1);
+  r.issue_number = st.int64(2);
+  r.kind = parse_outbox_kind(st.text_view(3)).value_or(OutboxKind::add_labels);
+  r.payload = parse_or(st.text_view(4), json::object());
+  r.state = parse_outbox_state(st.text_view(5)).value_or(OutboxState::failed);
+  r.attempts = st.int64(6);
+  r.next_attempt_at = st.int64(7);
+  r.last_error = st.text(8);
+  r.created_at = st.text(9);
+  r.sent_at = st.text(10);
+  return r;
+}
+
+Result<std::vector<OutboxRow>> read_rows(Statement& st) {
+  std::vector<OutboxRow> out;
+  while (true) {
+    auto row = st.step();
+    if (!row) return std::move(row).error();
+    if (!*row) break;
+    out.push_back(read_row(st));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(OutboxKind kind) {
+  switch (kind) {
+    case OutboxKind::add_labels: return "add_labels";
+    case OutboxKind::create_label: return "create_label";
+    case OutboxKind::upsert_comment: return "upsert_comment";
+    case OutboxKind::upsert_tracking_issue: return "upsert_tracking_issue";
+  }
+  return "add_labels";
+}
+
+std::string_view to_string(OutboxState state) {
+  switch (state) {
+    case OutboxState::pending: return "pending";
+    case OutboxState::sent: return "sent";
+    case OutboxState::failed: return "failed";
+    case OutboxState::dry_run: return "dry_run";
+  }
+  return "pending";
+}
+
+std::optional<OutboxKind> parse_outbox_kind(std::string_view s) {
+  for (auto k : {OutboxKind::add_labels, OutboxKind::create_label, OutboxKind::upsert_comment,
+                 OutboxKind::upsert_tracking_issue})
+    if (to_string(k) == s) return k;
+  return std::nullopt;
+}
+
+std::optional<OutboxState> parse_outbox_state(std::string_view s) {
+  for (auto k : {OutboxState::pending, OutboxState::sent, OutboxState::failed, OutboxState::dry_run})
+    if (to_string(k) == s) return k;
+  return std::nullopt;
+}
+
+json to_json(const OutboxRow& row) {
+  return {{"id", row.id},
+          {"repo", row.repo},
+          {"issue_number", row.issue_number},
+          {"kind", to_string(row.kind)},
+          {"payload", row.payload},
+          {"state", to_string(row.state)},
+          {"attempts", row.attempts},
+          {"next_attempt_at", row.next_attempt_at},
+          {"last_error", row.last_error},
+          {"created_at", row.created_at},
+          {"sent_at", row.sent_at.empty() ? json() : json(row.sent_at)}};
+}
+
+json to_json(const LabeledIssue& issue) {
+  return {{"repo", issue.repo},     {"number", issue.number}, {"title", issue.title},
+          {"axes", issue.axes},     {"labels", issue.labels}, {"result", issue.result},
+          {"updated_at", issue.updated_at}};
+}
+
+Result<bool> BotStore::record_delivery(std::string_view delivery_id, std::string_view event,
+                                       std::string_view action) {
+  auto st = Statement::prepare(db_, kInsertDelivery);
+  if (!st) return std::move(st).error();
+  st->bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601());
+  PT_TRY(st->run());
+  return db_.changes() == 1;
+}
+
+Result<std::int64_t> BotStore::enqueue(const NewAction& action, OutboxState initial, std::int64_t now_ms) {
+  auto st = Statement::prepare(db_, kInsertAction);
+  if (!st) return std::move(st).error();
+  st->bind(1, action.repo).bind(2, action.issue_number).bind(3, to_string(action.kind)).bind(4, dump(action.payload));
+  st->bind(5, to_string(initial)).bind(6, now_ms).bind(7, now_iso8601());
+  PT_TRY(st->run());
+  return db_.last_insert_rowid();
+}
+
+Result<void> BotStore::mark_sent(std::int64_t id, std::int64_t attempts) {
+  auto st = Statement::prepare(db_, kMarkSent);
+  if (!st) return std::move(st).error();
+  st->bind(1, id).bind(2, attempts).bind(3, now_iso8601());
+  return st->run();
+}
+
+Result<void> BotStore::schedule_retry(std::int64_t id, std::int64_t attempts, std::int64_t next_attempt_at_ms,
+                                      std::string_view error) {
+  auto st = Statement::prepare(db_, kScheduleRetry);
+  if (!st) return std::move(st).error();
+  st->bind(1, id).bind(2, attempts).bind(3, next_attempt_at_ms).bind(4, error);
+  return st->run();
+}
+
+Result<void> BotStore::mark_failed(std::int64_t id, std::int64_t attempts, std::string_view error) {
+  auto st = Statement::prepare(db_, kMarkFailed);
+  if (!st) return std::move(st).error();
+  st->bind(1, id).bind(2, attempts).bind(3, error);
+  return st->run();
+}
+
+Result<void> BotStore::record_bot_labels(std::string_view repo, std::int64_t number,
+                                         const std::vector<std::string>& labels) {
+  auto st = Statement::prepare(db_, kUpsertBotLabel);
+  if (!st) return std::move(st).error();
+  for (const auto& label : labels) {
+    st->reset();
+    st->bind(1, repo).bind(2, number).bind(3, label);
+    PT_TRY(st->run());
+  }
+  return {};
+}
+
+Result<bool> BotStore::record_human_removal(std::string_view repo, std::int64_t number, std::string_view label) {
+  auto st = Statement::prepare(db_, kHumanRemoval);
+  if (!st) return std::move(st).error();
+  st->bind(1, repo).bind(2, number).bind(3, label);
+  PT_TRY(st->run());
+  return db_.changes() == 1;
+}
+
+Result<void> BotStore::record_human_label(std::string_view repo, std::int64_t number, std::string_view label) {
+  auto st = Statement::prepare(db_, kHumanLabel);
+  if (!st) return std::move(st).error();
+  st->bind(1, repo).bind(2, number).bind(3, label);
+  return st->run();
+}
+
+Result<void> BotStore::set_comment_id(std::string_view repo, std::int64_t number, std::int64_t comment_id) {
+  auto st = Statement::prepare(db_, kUpsertComment);
+  if (!st) return std::move(st).error();
+  st->bind(1, repo).bind(2, number).bind(3, comment_id);
+  return st->run();
+}
+
+Result<void> BotStore::save_labeled_issue(const LabeledIssue& issue) {
+  auto st = Statement::prepare(db_, kUpsertLabeledIssue);
+  if (!st) return std::move(st).error();
+  st->bind(1, issue.repo).bind(2, issue.number).bind(3, issue.title).bind(4, dump(issue.axes));
+  st->bind(5, dump(issue.labels)).bind(6, dump(issue.result));
+  st->bind(7, issue.updated_at.empty() ? now_iso8601() : issue.updated_at);
+  return st->run();
+}
+
+Result<void> BotStore::set_tracking_issue(std::string_view fingerprint, std::string_view repo, std::int64_t number) {
+  auto st = Statement::prepare(db_, kUpsertTracking);
+  if (!st) return std::move(st).error();
+  st->bind(1, fingerprint).bind(2, repo).bind(3, number);
+  return st->run();
+}
+
+Result<std::optional<OutboxRow>> BotStore::next_due(std::int64_t now_ms) {
+  auto st = Statement::prepare(
+      db_, std::string(kOutboxColumns) + "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1");
+  if (!st) return std::move(st).error();
+  st->bind(1, now_ms);
+  auto rows = read_rows(*st);
+  if (!rows) return std::move(rows).error();
+  if (rows->empty()) return std::optional<OutboxRow>{};
+  return std::optional<OutboxRow>(std::move(rows->front()));
+}
+
+Result<std::optional<OutboxRow>> BotStore::outbox_row(std::int64_t id) {
+  auto st = Statement::prepare(db_, std::string(kOutboxColumns) + "WHERE id = ?1");
+  if (!st) return std::move(st).error();
+  st->bind(1, id);
+  auto rows = read_rows(*st);
+  if (!rows) return std::move(rows).error();
+  if (rows->empty()) return std::optional<OutboxRow>{};
+  return std::optional<OutboxRow>(std::move(rows->front()));
+}
+
+Result<std::vector<OutboxRow>> BotStore::list_outbox(std::optional<OutboxState> state, std::int64_t limit) {
+  auto st = Statement::prepare(db_, std::string(kOutboxColumns) +
+                                        "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2");
+  if (!st) return std::move(st).error();
+  st->bind(1, std::string(state ? to_string(*state) : "")).bind(2, limit);
+  return read_rows(*st);
+}
+
+Result<std::int64_t> BotStore::count_outbox(OutboxState state) {
+  auto st = Statement::prepare(db_, "SELECT COUNT(*) FROM outbox WHERE state = ?1");
+  if (!st) return std::move(st).error();
+  st->bind(1, to_string(state));
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return st->int64(0);
+}
+
+Result<std::set<std::string>> BotStore::suppressed_labels(std::string_view repo, std::int64_t number) {
+  auto st = Statement::prepare(db_, kSuppressed);
+  if (!st) return std::move(st).error();
+  st->bind(1, repo).bind(2, number);
+  std::set<std::string> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) break;
+    out.insert(st->text(0));
+  }
+  return out;
+}
+
+Result<std::optional<std::int64_t>> BotStore::comment_id(std::string_view repo, std::int64_t number) {
+  auto st = Statement::prepare(db_, kSelectComment);
+  if (!st) return std::move(st).error();
+  st->bind(1, repo).bind(2, number);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return std::optional<std::int64_t>{};
+  return std::optional<std::int64_t>(st->int64(0));
+}
+
+Result<std::vector<LabeledIssue>> BotStore::labeled_issues(std::int64_t limit) {
+  auto st = Statement::prepare(db_, kSelectLabeledIssues);
+  if (!st) return std::move(st).error();
+  st->bind(1, limit);
+  std::vector<LabeledIssue> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) break;
+    LabeledIssue i;
+    i.repo = st->text(0);
+    i.number = st->int64(1);
+    i.title = st->text(2);
+    i.axes = parse_or(st->text_view(3), json::array());
+    i.labels = parse_or(st->text_view(4), json::array());
+    i.result = parse_or(st->text_view(5), json::object());
+    i.updated_at = st->text(6);
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+Result<std::optional<std::int64_t>> BotStore::tracking_issue(std::string_view fingerprint) {
+  auto st = Statement::prepare(db_, kSelectTracking);
+  if (!st) return std::move(st).error();
+  st->bind(1, fingerprint);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return std::optional<std::int64_t>{};
+  return std::optional<std::int64_t>(st->int64(0));
+}
+
+}  // namespace perftriage::schema

@@ -1,0 +1,67 @@
+#pragma once
+// Read-side SQL for comparisons, case history and the slow backlog (issue 3). Free functions over the Store,
+// so the typed store stays about ingest; every statement is a named constant in history_store.cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "schema/store.hpp"
+
+namespace perftriage::schema {
+
+// The run with this key; not_found ("no_run") names `parameter` as the offending column.
+Result<RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter);
+
+// A baseline by rule, relative to the target: "previous" = the run of the target's platform just before it;
+// else a tag ("release-2.13") = the newest other run of the target's platform whose tags contain it; else a run key.
+Result<RunRecord> resolve_base_run(Store& store, const std::string& rule, const RunRecord& target);
+
+// Every row of one run (both kinds), unordered, with only what a comparison reads filled in: axes, model,
+// batch_size, speedup(+text), abs/eager latency, compilation latency, dynamo peak memory, accuracy, failed,
+// accuracy_failed and source.
+Result<std::vector<ResultRecord>> comparison_rows(Store& store, std::int64_t run_id);
+
+struct ComparisonInput {
+  RunRecord base, target;
+  std::vector<ResultRecord> base_rows, target_rows;
+};
+// Resolves the target (a run key) and the base (a rule), then loads both runs' rows in one read transaction.
+Result<ComparisonInput> load_comparison(Store& store, const std::string& base_rule, const std::string& target_key);
+
+struct HistoryQuery {
+  std::string platform, suite, model;
+  std::string dtype, mode;            // "" = every dtype / mode
+  std::optional<std::string> config;  // nullopt = every config
+};
+
+// One performance measurement of the case in one run, with the run's accuracy status of the case.
+struct HistoryPoint {
+  std::string run_key, created_at, torch_version;
+  std::string dtype, mode, config;
+  std::int64_t batch_size = 0;
+  std::optional<double> speedup;
+  std::string speedup_text;
+  std::optional<double> compiled_ms, eager_ms;
+  bool failed = false;
+  std::string accuracy;  // "" = no accuracy row
+};
+
+// Ordered by dtype, mode, config, then run created_at (and id): each (dtype, mode, config) is one series.
+Result<std::vector<HistoryPoint>> case_history(Store& store, const HistoryQuery& query);
+
+struct BacklogRow {
+  std::int64_t run_id = 0;
+  std::string suite, dtype, mode, config, model;
+  std::optional<double> speedup;
+  std::string speedup_text;
+  bool failed = false;
+};
+struct BacklogData {
+  std::vector<RunRecord> runs;  // of the platform, oldest first
+  std::vector<BacklogRow> rows;  // every performance row, in those runs, of a case that was ever slow in one
+};
+Result<BacklogData> backlog_rows(Store& store, const std::string& platform, double threshold);
+
+}  // namespace perftriage::schema

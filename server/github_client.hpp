@@ -1,0 +1,67 @@
+#pragma once
+// GitHub REST over libcurl: a configurable base URL (github.com, Enterprise Server's /api/v3, or a test's fake),
+// a token, the documented headers and timeouts. One blocking request at a time per client; the outbox worker
+// decides what to do with each answer.
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perftriage::server {
+
+struct GitHubResponse {
+  long status = 0;  // 0: no HTTP answer (timeout, connection refused); transport_error says why
+  std::map<std::string, std::string> headers;  // lower-case names: retry-after, x-ratelimit-remaining, ...
+  std::string body;
+  std::string transport_error;
+
+  [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
+  [[nodiscard]] std::string header(const std::string& lower_name) const;
+  [[nodiscard]] nlohmann::json json() const;  // discarded value when the body is not JSON
+};
+
+struct GitHubClientConfig {
+  std::string api_base = "https://api.github.com";
+  std::string token;
+  long connect_timeout_ms = 5000;
+  long total_timeout_ms = 20000;
+  std::string user_agent = "perftriage-bot";
+};
+
+class GitHubClient {
+ public:
+  explicit GitHubClient(GitHubClientConfig config);
+  ~GitHubClient();
+  GitHubClient(const GitHubClient&) = delete;
+  GitHubClient& operator=(const GitHubClient&) = delete;
+
+  // `path` starts with '/'; `body` is sent as JSON when given.
+  GitHubResponse request(std::string_view method, std::string_view path,
+                         const std::optional<nlohmann::json>& body = std::nullopt);
+
+  GitHubResponse add_labels(std::string_view repo, std::int64_t number, const std::vector<std::string>& labels);
+  GitHubResponse create_label(std::string_view repo, std::string_view name, std::string_view color);
+  GitHubResponse list_comments(std::string_view repo, std::int64_t number, int page);
+  GitHubResponse create_comment(std::string_view repo, std::int64_t number, std::string_view body);
+  GitHubResponse update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body);
+  GitHubResponse create_issue(std::string_view repo, const nlohmann::json& issue);
+  GitHubResponse update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue);
+
+  // A request in flight is aborted (status 0) soon after *flag becomes true: shutdown need not wait for a timeout.
+  void set_abort_flag(const std::atomic<bool>* flag) noexcept { abort_ = flag; }
+
+ private:
+  GitHubClientConfig config_;
+  void* curl_ = nullptr;  // CURL*, reused so connections are kept alive
+  const std::atomic<bool>* abort_ = nullptr;
+};
+
+// The id of the first comment in a page of GET .../comments whose body starts with `marker`; nullopt when none.
+std::optional<std::int64_t> find_marked_comment(const nlohmann::json& comments, std::string_view marker);
+
+}  // namespace perftriage::server

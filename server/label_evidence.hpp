@@ -1,0 +1,23 @@
+#pragma once
+// Data-backed labeling: an EvidenceLookup over the store. A parsed E2E case (suite / dtype / mode / model) is looked up
+// in the latest run of the issue's platform that has it; the evidence is the stored speedup (the text as written in
+// the CSV is cited), the latency ratios against the previous run of that platform, and, when the `artifacts` table of
+// the trace classifiers exists, their verdicts for the case.
+#include <string>
+
+#include "analyzers/labeler/labeler.hpp"
+#include "schema/store.hpp"
+
+namespace perftriage::server {
+
+// `platform` "" = any platform. The lookup borrows `store`: use it while the store lives.
+analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, std::string platform);
+
+// The platform the issue is about: its hw axis' key ("hw: BMG" -> "BMG"), "" when the labeler found none.
+std::string issue_platform(const analyzers::labeler::LabelResult& result, const analyzers::labeler::Taxonomy& taxonomy);
+
+// Labels once from the text to learn the platform, then again with the database's evidence for that platform.
+analyzers::labeler::LabelResult label_with_evidence(schema::Store& store, const analyzers::labeler::IssueInput& issue,
+                                                    const analyzers::labeler::Taxonomy& taxonomy);
+
+}  // namespace perftriage::server

@@ -1,0 +1,74 @@
+// GET /api/v1/outbox?state=: the bot's GitHub actions and where each stands (pending, sent, failed, dry_run).
+// POST /api/v1/outbox/tracking-issue: queue opening or updating a tracking issue (opt-in, e.g. from a report),
+// deduplicated by the fingerprint platform + release + kind.
+#include "schema/bot_store.hpp"
+#include "server/app_context.hpp"
+#include "server/outbox_worker.hpp"
+#include "server/routes/routes.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+
+Error bad(std::string code, std::string message, std::string field = {}) {
+  return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
+}
+
+ApiResponse list_outbox(const ApiRequest& req, AppContext& app) {
+  std::optional<schema::OutboxState> state;
+  if (auto s = req.q("state"); !s.empty()) {
+    state = schema::parse_outbox_state(s);
+    if (!state) return error_response(bad("bad_state", "state is pending, sent, failed or dry_run", "state"));
+  }
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  schema::BotStore bot((*store)->db());
+  auto rows = bot.list_outbox(state);
+  if (!rows) return error_response(rows.error());
+  json actions = json::array();
+  for (const auto& r : *rows) actions.push_back(schema::to_json(r));
+  json counts = json::object();
+  for (auto s : {schema::OutboxState::pending, schema::OutboxState::sent, schema::OutboxState::failed,
+                 schema::OutboxState::dry_run}) {
+    auto n = bot.count_outbox(s);
+    if (!n) return error_response(n.error());
+    counts[std::string(schema::to_string(s))] = *n;
+  }
+  return json_response(200, {{"actions", actions}, {"counts", counts},
+                             {"dry_run", app.settings().github.token.empty()}});
+}
+
+ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
+  const json j = json::parse(req.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return error_response(bad("bad_json", "the body must be a JSON object"));
+  for (const char* field : {"repo", "platform", "release", "kind", "title", "body"}) {
+    if (!j.contains(field) || !j[field].is_string() || j[field].get_ref<const std::string&>().empty())
+      return error_response(bad("missing_field", std::string("\"") + field + "\" (a string) is required", field));
+  }
+  const std::string fingerprint = j["platform"].get<std::string>() + "|" + j["release"].get<std::string>() + "|" +
+                                  j["kind"].get<std::string>();
+  schema::NewAction action{j["repo"].get<std::string>(), 0, schema::OutboxKind::upsert_tracking_issue,
+                           {{"fingerprint", fingerprint}, {"title", j["title"]}, {"body", j["body"]}}};
+  if (j.contains("labels") && j["labels"].is_array()) action.payload["labels"] = j["labels"];
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  auto& db = (*store)->db();
+  schema::BotStore bot(db);
+  auto tx = schema::Transaction::begin(db);
+  if (!tx) return error_response(tx.error());
+  const bool dry_run = app.settings().github.token.empty();
+  auto id = bot.enqueue(action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms());
+  if (!id) return error_response(id.error());
+  if (auto r = tx->commit(); !r) return error_response(r.error());
+  return json_response(202, {{"status", "queued"}, {"id", *id}, {"fingerprint", fingerprint}, {"dry_run", dry_run}});
+}
+
+}  // namespace
+
+void register_outbox_routes(Router& router) {
+  router.add("GET", "/api/v1/outbox", list_outbox);
+  router.add("POST", "/api/v1/outbox/tracking-issue", queue_tracking_issue);
+}
+
+}  // namespace perftriage::server

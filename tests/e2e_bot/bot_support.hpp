@@ -1,0 +1,116 @@
+#pragma once
+// Helpers for the bot's end-to-end tests: signed webhook posts, payloads, waiting for the outbox to drain.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "server/webhook.hpp"
+#include "tests/support/files.hpp"
+#include "tests/support/server_process.hpp"
+
+namespace perftriage::testing {
+
+inline constexpr const char* kSecret = "s3cret-for-tests";
+inline constexpr const char* kToken = "ghp_test_token";
+inline constexpr const char* kBot = "perftriage[bot]";
+inline constexpr const char* kRepo = "intel/torch-xpu-ops";
+inline constexpr std::int64_t kSeedNumber = 3761;
+inline constexpr const char* kSeedTitle =
+    "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)";
+
+inline std::string seed_body() { return read_bytes(fixture("labeler/seed_3761_body.md")); }
+
+inline HttpReply http_call_headers(unsigned short port, const std::string& method, const std::string& target,
+                                   const std::map<std::string, std::string>& headers, const std::string& body) {
+  namespace beast = boost::beast;
+  namespace http = beast::http;
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::resolver resolver(ioc);
+  beast::tcp_stream stream(ioc);
+  stream.expires_after(std::chrono::seconds(30));
+  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  for (const auto& [k, v] : headers) req.set(k, v);
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  beast::error_code ec;
+  stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+  return {static_cast<unsigned>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
+}
+
+// POST /webhooks/github signed with `secret` ("" = no signature header).
+inline HttpReply send_webhook(unsigned short port, const std::string& event, const std::string& delivery,
+                              const std::string& body, const std::string& secret = kSecret) {
+  std::map<std::string, std::string> headers{{"Content-Type", "application/json"},
+                                             {"X-GitHub-Event", event},
+                                             {"X-GitHub-Delivery", delivery}};
+  if (!secret.empty()) headers["X-Hub-Signature-256"] = "sha256=" + server::webhook::hmac_sha256_hex(secret, body);
+  return http_call_headers(port, "POST", "/webhooks/github", headers, body);
+}
+
+inline nlohmann::json issue_payload(const std::string& action, const std::string& sender,
+                                    const std::vector<std::string>& labels = {}, const std::string& body = seed_body(),
+                                    const std::string& title = kSeedTitle) {
+  nlohmann::json l = nlohmann::json::array();
+  for (const auto& name : labels) l.push_back({{"name", name}});
+  return {{"action", action},
+          {"issue", {{"number", kSeedNumber}, {"title", title}, {"body", body}, {"labels", l}}},
+          {"repository", {{"full_name", kRepo}}},
+          {"sender", {{"login", sender}}}};
+}
+
+inline nlohmann::json label_event(const std::string& action, const std::string& label, const std::string& sender,
+                                  const std::vector<std::string>& labels) {
+  auto p = issue_payload(action, sender, labels);
+  p["label"] = {{"name", label}};
+  return p;
+}
+
+inline nlohmann::json comment_payload(const std::string& comment, const std::string& sender,
+                                      const std::vector<std::string>& labels) {
+  auto p = issue_payload("created", sender, labels);
+  p["comment"] = {{"id", 1}, {"body", comment}};
+  return p;
+}
+
+inline bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return pred();
+}
+
+inline nlohmann::json outbox(unsigned short port, const std::string& state = {}) {
+  auto r = http_call(port, "GET", "/api/v1/outbox" + (state.empty() ? std::string{} : "?state=" + state));
+  return nlohmann::json::parse(r.body);
+}
+
+// True once nothing is pending.
+inline bool drain(unsigned short port, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
+  return wait_until([&] { return outbox(port)["counts"]["pending"] == 0; }, timeout);
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+}  // namespace perftriage::testing

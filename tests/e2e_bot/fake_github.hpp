@@ -1,0 +1,286 @@
+#pragma once
+// A fake GitHub REST API on 127.0.0.1 for the bot's end-to-end tests: real HTTP (Beast, one thread per connection),
+// a little state (repo labels, issue labels, comments, issues), every request recorded, and scripted faults.
+#include <sys/socket.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <optional>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace perftriage::testing {
+
+namespace beast_http = boost::beast::http;
+
+class FakeGitHub {
+ public:
+  enum class Fault {
+    error500,         // 500 {"message": "..."}
+    rate_limit_403,   // 403, x-ratelimit-remaining: 0, x-ratelimit-reset: now + 2 s
+    retry_after_429,  // 429, retry-after: 1
+    hang,             // no answer for hang_ms (longer than the client's timeout), effect not applied
+    apply_then_hang,  // the effect is applied, then no answer: the client cannot know it worked
+  };
+  struct Request {
+    std::string method, target, body;
+    std::map<std::string, std::string> headers;  // lower-case names
+    std::chrono::steady_clock::time_point at;
+  };
+  struct Comment {
+    std::int64_t id = 0;
+    std::string body;
+  };
+
+  FakeGitHub() : acceptor_(ioc_, {boost::asio::ip::make_address("127.0.0.1"), 0}) {
+    port_ = acceptor_.local_endpoint().port();
+    accept_thread_ = std::thread([this] { accept_loop(); });
+  }
+  ~FakeGitHub() {
+    stopping_ = true;
+    cv_.notify_all();
+    {  // unblock accept() with a connection of our own
+      boost::asio::io_context ioc;
+      boost::asio::ip::tcp::socket s(ioc);
+      boost::system::error_code ec;
+      s.connect({boost::asio::ip::make_address("127.0.0.1"), port_}, ec);
+    }
+    accept_thread_.join();
+    {
+      std::lock_guard lock(mutex_);
+      for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+    }
+    for (auto& t : threads_) t.join();
+  }
+  FakeGitHub(const FakeGitHub&) = delete;
+  FakeGitHub& operator=(const FakeGitHub&) = delete;
+
+  [[nodiscard]] unsigned short port() const { return port_; }
+  [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // The next `times` requests whose method is `method` and whose target matches `path_regex` get `fault`.
+  void fail_next(std::string method, std::string path_regex, Fault fault, int times = 1) {
+    std::lock_guard lock(mutex_);
+    rules_.push_back({std::move(method), std::regex(path_regex), fault, times});
+  }
+  void set_hang_ms(int ms) { hang_ms_ = ms; }
+
+  std::vector<Request> requests() {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+  // Requests with this method whose target matches `path_regex`.
+  std::vector<Request> requests(const std::string& method, const std::string& path_regex) {
+    std::lock_guard lock(mutex_);
+    std::vector<Request> out;
+    const std::regex re(path_regex);
+    for (const auto& r : requests_)
+      if (r.method == method && std::regex_search(r.target, re)) out.push_back(r);
+    return out;
+  }
+  std::vector<std::string> issue_labels(const std::string& repo, std::int64_t n) {
+    std::lock_guard lock(mutex_);
+    auto& s = issue_labels_[key(repo, n)];
+    return {s.begin(), s.end()};
+  }
+  void remove_issue_label(const std::string& repo, std::int64_t n, const std::string& label) {
+    std::lock_guard lock(mutex_);
+    issue_labels_[key(repo, n)].erase(label);
+  }
+  std::vector<Comment> comments(const std::string& repo, std::int64_t n) {
+    std::lock_guard lock(mutex_);
+    return comments_[key(repo, n)];
+  }
+  std::map<std::string, std::string> repo_labels(const std::string& repo) {
+    std::lock_guard lock(mutex_);
+    return repo_labels_[repo];
+  }
+  std::map<std::int64_t, nlohmann::json> issues(const std::string& repo) {
+    std::lock_guard lock(mutex_);
+    return issues_[repo];
+  }
+
+ private:
+  using Response = beast_http::response<beast_http::string_body>;
+  struct Rule {
+    std::string method;
+    std::regex path;
+    Fault fault;
+    int times;
+  };
+
+  static std::string key(const std::string& repo, std::int64_t n) { return repo + "#" + std::to_string(n); }
+
+  void accept_loop() {
+    while (!stopping_) {
+      boost::system::error_code ec;
+      boost::asio::ip::tcp::socket socket(ioc_);
+      acceptor_.accept(socket, ec);
+      if (ec || stopping_) break;
+      std::lock_guard lock(mutex_);
+      open_fds_.insert(socket.native_handle());
+      threads_.emplace_back([this, s = std::move(socket)]() mutable { serve(std::move(s)); });
+    }
+  }
+
+  void serve(boost::asio::ip::tcp::socket socket) {
+    const int fd = socket.native_handle();
+    boost::beast::flat_buffer buffer;
+    while (!stopping_) {
+      beast_http::request<beast_http::string_body> req;
+      boost::system::error_code ec;
+      beast_http::read(socket, buffer, req, ec);
+      if (ec) break;
+      Request rec{std::string(req.method_string()), std::string(req.target()), req.body(), {}, std::chrono::steady_clock::now()};
+      for (const auto& f : req) {
+        std::string name(f.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        rec.headers[name] = std::string(f.value());
+      }
+      std::optional<Fault> fault;
+      {
+        std::lock_guard lock(mutex_);
+        requests_.push_back(rec);
+        for (auto it = rules_.begin(); it != rules_.end(); ++it) {
+          if (it->method == rec.method && std::regex_search(rec.target, it->path)) {
+            fault = it->fault;
+            if (--it->times <= 0) rules_.erase(it);
+            break;
+          }
+        }
+      }
+      Response res;
+      if (fault == Fault::hang || fault == Fault::apply_then_hang) {
+        if (fault == Fault::apply_then_hang) apply(rec);
+        std::unique_lock lock(mutex_);
+        cv_.wait_for(lock, std::chrono::milliseconds(hang_ms_.load()), [this] { return stopping_.load(); });
+        break;  // close without an answer
+      }
+      if (fault == Fault::error500) {
+        res = reply(500, {{"message", "Server Error"}});
+      } else if (fault == Fault::rate_limit_403) {
+        res = reply(403, {{"message", "API rate limit exceeded"}});
+        res.set("x-ratelimit-remaining", "0");
+        res.set("x-ratelimit-reset", std::to_string(std::time(nullptr) + 2));
+      } else if (fault == Fault::retry_after_429) {
+        res = reply(429, {{"message", "You have exceeded a secondary rate limit"}});
+        res.set("retry-after", "1");
+      } else {
+        res = apply(rec);
+      }
+      res.keep_alive(req.keep_alive());
+      beast_http::write(socket, res, ec);
+      if (ec || !req.keep_alive()) break;
+    }
+    std::lock_guard lock(mutex_);
+    open_fds_.erase(fd);
+  }
+
+  static Response reply(unsigned status, const nlohmann::json& body) {
+    Response res{static_cast<beast_http::status>(status), 11};
+    res.set(beast_http::field::content_type, "application/json");
+    res.set("x-ratelimit-remaining", "4999");
+    res.body() = body.dump();
+    res.prepare_payload();
+    return res;
+  }
+
+  // The GitHub behaviour the bot relies on.
+  Response apply(const Request& r) {
+    static const std::regex kRepoLabels(R"(^/repos/([^/]+/[^/]+)/labels$)");
+    static const std::regex kIssueLabels(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/labels$)");
+    static const std::regex kComments(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/comments(\?.*)?$)");
+    static const std::regex kComment(R"(^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$)");
+    static const std::regex kIssues(R"(^/repos/([^/]+/[^/]+)/issues$)");
+    static const std::regex kIssue(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)$)");
+    const auto body = nlohmann::json::parse(r.body.empty() ? "{}" : r.body, nullptr, false);
+    std::smatch m;
+    std::lock_guard lock(mutex_);
+    if (r.method == "POST" && std::regex_match(r.target, m, kRepoLabels)) {
+      auto& labels = repo_labels_[m[1]];
+      const std::string name = body.value("name", "");
+      if (labels.count(name)) {
+        return reply(422, {{"message", "Validation Failed"},
+                           {"errors", {{{"resource", "Label"}, {"code", "already_exists"}, {"field", "name"}}}}});
+      }
+      labels[name] = body.value("color", "");
+      return reply(201, {{"name", name}, {"color", labels[name]}});
+    }
+    if (r.method == "POST" && std::regex_match(r.target, m, kIssueLabels)) {
+      auto& labels = issue_labels_[key(m[1], std::stoll(m[2]))];
+      for (const auto& l : body.value("labels", nlohmann::json::array())) labels.insert(l.get<std::string>());
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& l : labels) out.push_back({{"name", l}});
+      return reply(200, out);
+    }
+    if (r.method == "GET" && std::regex_match(r.target, m, kComments)) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& c : comments_[key(m[1], std::stoll(m[2]))])
+        out.push_back({{"id", c.id}, {"body", c.body}, {"user", {{"login", "perftriage[bot]"}}}});
+      return reply(200, out);
+    }
+    if (r.method == "POST" && std::regex_match(r.target, m, kComments)) {
+      const Comment c{next_id_++, body.value("body", "")};
+      comments_[key(m[1], std::stoll(m[2]))].push_back(c);
+      return reply(201, {{"id", c.id}, {"body", c.body}});
+    }
+    if (r.method == "PATCH" && std::regex_match(r.target, m, kComment)) {
+      const auto id = std::stoll(m[2]);
+      for (auto& [k, list] : comments_)
+        for (auto& c : list)
+          if (c.id == id) {
+            c.body = body.value("body", "");
+            return reply(200, {{"id", c.id}, {"body", c.body}});
+          }
+      return reply(404, {{"message", "Not Found"}});
+    }
+    if (r.method == "POST" && std::regex_match(r.target, m, kIssues)) {
+      auto& issues = issues_[m[1]];
+      const std::int64_t number = 100 + static_cast<std::int64_t>(issues.size());
+      issues[number] = body;
+      return reply(201, {{"number", number}});
+    }
+    if (r.method == "PATCH" && std::regex_match(r.target, m, kIssue)) {
+      auto& issues = issues_[m[1]];
+      const auto number = std::stoll(m[2]);
+      if (!issues.count(number)) return reply(404, {{"message", "Not Found"}});
+      issues[number].update(body);
+      return reply(200, {{"number", number}});
+    }
+    return reply(404, {{"message", "Not Found"}});
+  }
+
+  boost::asio::io_context ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  unsigned short port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> hang_ms_{3000};
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::thread accept_thread_;
+  std::vector<std::thread> threads_;
+  std::set<int> open_fds_;
+  std::vector<Rule> rules_;
+  std::vector<Request> requests_;
+  std::map<std::string, std::map<std::string, std::string>> repo_labels_;
+  std::map<std::string, std::set<std::string>> issue_labels_;
+  std::map<std::string, std::vector<Comment>> comments_;
+  std::map<std::string, std::map<std::int64_t, nlohmann::json>> issues_;
+  std::int64_t next_id_ = 1000;
+};
+
+
+}  // namespace perftriage::testing
