@@ -12,6 +12,7 @@
 #include "analyzers/trace/attention.hpp"
 #include "analyzers/trace/buffer.hpp"
 #include "analyzers/trace/census.hpp"
+#include "analyzers/trace/regions.hpp"
 #include "analyzers/trace/compile_log.hpp"
 #include "analyzers/trace/gzip_reader.hpp"
 #include "analyzers/trace/host_bound.hpp"
@@ -75,6 +76,7 @@ Result<nlohmann::json> classify_trace(PaddedBuffer& buf, std::string_view file_n
   nlohmann::json c = census_json(census, *model);
   c["busy_fraction"] = hs.busy_fraction;
   c["kernel_busy_fraction"] = hs.kernel_busy_fraction;
+  if (auto regions = region_census(census, *model); !regions.empty()) c["regions"] = std::move(regions);
   out["census"] = std::move(c);
   nlohmann::json findings = nlohmann::json::array();
   findings.push_back(attention_finding(*model, census));

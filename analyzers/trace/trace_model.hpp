@@ -26,6 +26,15 @@ struct LaunchCall {  // runtime/driver call that launches a kernel (cudaLaunchKe
   bool has_correlation = false;
 };
 
+// A record_function range on the host timeline (cat user_annotation): ProfilerStep#N, or the
+// harness's own regions. Kernels are attributed to the innermost region around their launch.
+struct Region {
+  double ts = 0;
+  double dur = 0;
+  std::uint32_t name_id = 0;  // index into TraceModel::names
+};
+inline constexpr std::size_t kMaxRegions = 100'000;  // bounds memory on pathological traces
+
 struct TraceCounters {
   std::int64_t events = 0;
   std::int64_t cpu_ops = 0;
@@ -44,6 +53,7 @@ struct TraceModel {
   std::vector<std::string> names;
   std::vector<DeviceActivity> device;
   std::vector<LaunchCall> launches;
+  std::vector<Region> regions;
   std::map<std::string, std::int64_t, std::less<>> attention_ops;  // aten ops that decide attention, by name
   std::map<std::string, std::int64_t, std::less<>> categories;     // event count per cat
   TraceCounters counters;

@@ -131,6 +131,7 @@ class Scanner {
   struct Snapshot {
     std::size_t device = 0;
     std::size_t launches = 0;
+    std::size_t regions = 0;
     TraceCounters counters;
     std::map<std::string, std::int64_t, std::less<>> attention_ops;
     std::map<std::string, std::int64_t, std::less<>> categories;
@@ -155,11 +156,13 @@ class Scanner {
   std::uint32_t intern(std::string_view name);
   Result<void> read_envelope(const std::string& json_text, bool head);
   Snapshot snapshot() const {
-    return {model_.device.size(), model_.launches.size(), model_.counters, model_.attention_ops, model_.categories};
+    return {model_.device.size(), model_.launches.size(), model_.regions.size(), model_.counters,
+            model_.attention_ops, model_.categories};
   }
   void restore(Snapshot s) {
     model_.device.resize(s.device);
     model_.launches.resize(s.launches);
+    model_.regions.resize(s.regions);
     model_.counters = s.counters;
     model_.attention_ops = std::move(s.attention_ops);
     model_.categories = std::move(s.categories);
@@ -242,6 +245,9 @@ void Scanner::take(const Event& ev) {
       ++c.user_annotations;
       if (ev.name.substr(0, 13) == "ProfilerStep#") ++c.profiler_steps;
       if (ev.name.substr(0, 24) == "## Call CompiledFxGraph ") ++c.compiled_graph_calls;
+      if (complete && ev.has_ts && ev.dur > 0 && model_.regions.size() < kMaxRegions) {
+        model_.regions.push_back({ev.ts, ev.dur, intern(ev.name)});
+      }
       return;
     case Cat::python_function: ++c.python_functions; return;
     default: return;
