@@ -4,8 +4,6 @@
 //   3. sqlite3's own `.import --csv` of the same rows, same machine, same run (rows/s)
 //   4. the whole nightly as one tar.gz over HTTP to the real server (ms)
 // Targets (2-core machine): parse >= 200 MB/s; (2) within 2x of (3); (4) < 300 ms.
-#include <archive.h>
-#include <archive_entry.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include "server/http_server.hpp"
 #include "server/ingest_service.hpp"
 #include "server/routes/routes.hpp"
+#include "tests/support/archive_writer.hpp"
 #include "tests/support/server_process.hpp"
 
 namespace fs = std::filesystem;
@@ -35,29 +34,6 @@ double ms_since(Clock::time_point t0) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-std::string tar_gz(const std::vector<ingest::InputFile>& files) {
-  std::vector<char> buffer(64ull << 20);
-  size_t used = 0;
-  archive* a = archive_write_new();
-  archive_write_set_format_pax_restricted(a);
-  archive_write_add_filter_gzip(a);
-  archive_write_set_filter_option(a, "gzip", "compression-level", "1");
-  archive_write_open_memory(a, buffer.data(), buffer.size(), &used);
-  for (const auto& f : files) {
-    archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, f.path.c_str());
-    archive_entry_set_size(e, static_cast<la_int64_t>(f.bytes.size()));
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_write_header(a, e);
-    archive_write_data(a, f.bytes.data(), f.bytes.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-  return std::string(buffer.data(), used);
 }
 
 // The same rows as two plain CSVs (performance, accuracy), one header each, for sqlite3's .import.
@@ -179,7 +155,7 @@ int main(int argc, char** argv) {
     auto port = http.listen("127.0.0.1", 0);
     if (!port) return 1;
     std::thread runner([&] { http.run(2); });
-    const std::string body = tar_gz(nightly);
+    const std::string body = testing::make_archive(nightly, testing::ArchiveFormat::tar_gz);
     std::vector<double> http_ms;
     for (int i = 0; i < 5; ++i) {
       const auto t0 = Clock::now();

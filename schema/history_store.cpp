@@ -1,15 +1,19 @@
 #include "schema/history_store.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace perftriage::schema {
 namespace {
 
+// The file paths are read once per run (kRunFilePaths) instead of joined into every row.
 constexpr std::string_view kComparisonRows =
-    "SELECT x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.batch_size, x.speedup, x.speedup_text, "
-    "x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, x.dynamo_peak_mem_gb, x.accuracy, x.failed, "
-    "x.accuracy_failed, f.path "
-    "FROM results x JOIN result_files f ON f.id = x.file_id WHERE x.run_id = ?1";
+    "SELECT suite, dtype, mode, kind, config, model, batch_size, speedup, speedup_text, abs_latency_ms, "
+    "eager_latency_ms, compilation_latency_s, dynamo_peak_mem_gb, accuracy, failed, accuracy_failed, file_id "
+    "FROM results WHERE run_id = ?1";
+constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
+// Sizes the vector up front: growing a vector of ResultRecord (a large struct) costs more than this count.
+constexpr std::string_view kRunRowCount = "SELECT count(*) FROM results WHERE run_id = ?1";
 // CROSS JOIN keeps results outermost, so the lookup goes through results_case (suite, model, dtype, mode, kind)
 // instead of scanning every result of the platform's runs.
 constexpr std::string_view kHistorySelect =
@@ -42,8 +46,7 @@ Result<std::vector<T>> collect(Statement& st, Reader read) {
   }
 }
 
-ResultRecord read_comparison_row(const Statement& st) {
-  ResultRecord r;
+void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, ResultRecord& r) {
   r.suite = st.text(0);
   r.dtype = st.text(1);
   r.mode = st.text(2);
@@ -60,8 +63,7 @@ ResultRecord read_comparison_row(const Statement& st) {
   r.accuracy = st.text(13);
   r.failed = st.int64(14) != 0;
   r.accuracy_failed = st.int64(15) != 0;
-  r.source = st.text(16);
-  return r;
+  if (const auto it = paths.find(st.int64(16)); it != paths.end()) r.source = it->second;
 }
 
 bool same_point(const HistoryPoint& p, const Statement& st) {
@@ -112,10 +114,32 @@ Result<RunRecord> resolve_base_run(Store& store, const std::string& rule, const 
 }
 
 Result<std::vector<ResultRecord>> comparison_rows(Store& store, std::int64_t run_id) {
+  std::map<std::int64_t, std::string> paths;
+  auto files = Statement::prepare(store.db(), kRunFilePaths);
+  if (!files) return std::move(files).error();
+  files->bind(1, run_id);
+  for (;;) {
+    auto row = files->step();
+    if (!row) return std::move(row).error();
+    if (!*row) break;
+    paths.emplace(files->int64(0), files->text(1));
+  }
+  auto count = Statement::prepare(store.db(), kRunRowCount);
+  if (!count) return std::move(count).error();
+  count->bind(1, run_id);
+  auto counted = count->step();
+  if (!counted) return std::move(counted).error();
+  std::vector<ResultRecord> out;
+  out.reserve(static_cast<std::size_t>(count->int64(0)));
   auto st = Statement::prepare(store.db(), kComparisonRows);
   if (!st) return std::move(st).error();
   st->bind(1, run_id);
-  return collect<ResultRecord>(*st, read_comparison_row);
+  for (;;) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    read_comparison_row(*st, paths, out.emplace_back());
+  }
 }
 
 Result<ComparisonInput> load_comparison(Store& store, const std::string& base_rule, const std::string& target_key) {

@@ -193,7 +193,8 @@ bool OutboxWorker::run_once() {
   auto written = in_transaction(db, [&]() -> Result<void> {
     switch (outcome.kind) {
       case Outcome::Kind::sent: return store.mark_sent(row.id, attempts);
-      case Outcome::Kind::retry: return store.schedule_retry(row.id, attempts, unix_ms() + outcome.delay_ms, outcome.error);
+      case Outcome::Kind::retry:
+        return store.schedule_retry(row.id, attempts, unix_ms() + outcome.delay_ms, outcome.error);
       case Outcome::Kind::failed: return store.mark_failed(row.id, attempts, outcome.error);
     }
     return {};

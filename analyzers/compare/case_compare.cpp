@@ -2,7 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <map>
+#include <algorithm>
+#include <unordered_map>
 #include <utility>
 
 #include "ingest/records.hpp"
@@ -12,6 +13,16 @@ namespace {
 
 struct Sides {
   CaseSide base, target;
+};
+
+struct KeyHash {
+  std::size_t operator()(const CaseKey& k) const noexcept {
+    std::size_t h = 0;
+    for (const auto* s : {&k.suite, &k.dtype, &k.mode, &k.config, &k.model}) {
+      h = h * 1000003u ^ std::hash<std::string>{}(*s);
+    }
+    return h;
+  }
 };
 
 bool positive(const std::optional<double>& v) { return v && std::isfinite(*v) && *v > 0; }
@@ -149,19 +160,24 @@ std::string_view to_string(Verdict v) {
 std::vector<CaseComparison> compare_cases(const std::vector<schema::ResultRecord>& base,
                                           const std::vector<schema::ResultRecord>& target,
                                           const Thresholds& thresholds) {
-  std::map<CaseKey, Sides> cases;
+  std::unordered_map<CaseKey, Sides, KeyHash> cases;
+  cases.reserve(std::max(base.size(), target.size()));
   for (const auto& row : base) absorb(row, cases[case_key(row)].base);
   for (const auto& row : target) absorb(row, cases[case_key(row)].target);
-  std::vector<CaseComparison> out;
-  out.reserve(cases.size());
-  for (auto& [key, sides] : cases) {
-    if (!sides.base.present && !sides.target.present) continue;  // accuracy rows only: not a performance case
-    CaseComparison c;
-    c.key = key;
-    c.base = std::move(sides.base);
-    c.target = std::move(sides.target);
+  // Sort the entries, not the comparisons: a CaseComparison is large to move.
+  std::vector<std::pair<const CaseKey, Sides>*> order;
+  order.reserve(cases.size());
+  for (auto& entry : cases) {
+    if (entry.second.base.present || entry.second.target.present) order.push_back(&entry);  // accuracy only: no case
+  }
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::vector<CaseComparison> out(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    CaseComparison& c = out[i];
+    c.key = order[i]->first;
+    c.base = std::move(order[i]->second.base);
+    c.target = std::move(order[i]->second.target);
     judge(c, thresholds);
-    out.push_back(std::move(c));
   }
   return out;
 }

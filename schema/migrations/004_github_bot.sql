@@ -11,7 +11,8 @@ CREATE TABLE outbox (
   id              INTEGER PRIMARY KEY,
   repo            TEXT    NOT NULL,             -- owner/name
   issue_number    INTEGER NOT NULL DEFAULT 0,   -- 0 for actions not about one issue (create_label, new tracking issue)
-  kind            TEXT    NOT NULL CHECK (kind IN ('add_labels', 'create_label', 'upsert_comment', 'upsert_tracking_issue')),
+  kind            TEXT    NOT NULL
+                  CHECK (kind IN ('add_labels', 'create_label', 'upsert_comment', 'upsert_tracking_issue')),
   payload         TEXT    NOT NULL DEFAULT '{}', -- JSON
   state           TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed', 'dry_run')),
   attempts        INTEGER NOT NULL DEFAULT 0,

@@ -36,12 +36,13 @@ Result<std::string> read_secret(const std::optional<std::string>& file, const ch
   return value;
 }
 
-Result<long> positive_ms(const ParsedArgs& args, const char* name, long fallback) {
+Result<long> non_negative(const ParsedArgs& args, const char* name, long fallback) {
   auto v = args.get(name);
   if (!v) return fallback;
   long out = 0;
   if (std::from_chars(v->data(), v->data() + v->size(), out).ec != std::errc() || out < 0) {
-    return make_error(ErrorKind::invalid_input, "bad_option", std::string("--") + name + " takes milliseconds");
+    return make_error(ErrorKind::invalid_input, "bad_option",
+                      std::string("--") + name + " takes a non-negative integer");
   }
   return out;
 }
@@ -57,16 +58,16 @@ Result<void> github_settings(const ParsedArgs& args, server::GitHubSettings& gh)
   auto secret = read_secret(args.get("webhook-secret-file"), "PERFTRIAGE_WEBHOOK_SECRET");
   if (!secret) return std::move(secret).error();
   gh.webhook_secret = *secret;
-  auto interval = positive_ms(args, "github-min-interval-ms", 1000);
+  auto interval = non_negative(args, "github-min-interval-ms", 1000);
   if (!interval) return std::move(interval).error();
   gh.min_mutation_interval_s = static_cast<double>(*interval) / 1000.0;
-  auto timeout = positive_ms(args, "github-timeout-ms", gh.request_timeout_ms);
+  auto timeout = non_negative(args, "github-timeout-ms", gh.request_timeout_ms);
   if (!timeout) return std::move(timeout).error();
   gh.request_timeout_ms = *timeout;
-  auto backoff = positive_ms(args, "github-backoff-ms", gh.backoff_base_ms);
+  auto backoff = non_negative(args, "github-backoff-ms", gh.backoff_base_ms);
   if (!backoff) return std::move(backoff).error();
   gh.backoff_base_ms = *backoff;
-  auto attempts = positive_ms(args, "github-max-attempts", gh.max_attempts);
+  auto attempts = non_negative(args, "github-max-attempts", gh.max_attempts);
   if (!attempts) return std::move(attempts).error();
   if (*attempts < 1) return make_error(ErrorKind::invalid_input, "bad_option", "--github-max-attempts must be >= 1");
   gh.max_attempts = static_cast<int>(*attempts);

@@ -21,6 +21,7 @@ void register_artifact_routes(Router& router);
 void register_label_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_outbox_routes(Router& router);
+void register_dashboard_routes(Router& router);
 
 Router make_router();
 

@@ -64,7 +64,8 @@ ApiResponse receive(const ApiRequest& req, AppContext& app) {
     case Disposition::ignored_self:
     case Disposition::ignored: break;
     case Disposition::record_labeled: {
-      if (auto r = bot.record_human_label(event->repo, event->number, event->label); !r) return error_response(r.error());
+      auto r = bot.record_human_label(event->repo, event->number, event->label);
+      if (!r) return error_response(r.error());
       answer["status"] = "recorded";
       break;
     }
@@ -88,8 +89,10 @@ ApiResponse receive(const ApiRequest& req, AppContext& app) {
         auto id = bot.enqueue(a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, now);
         if (!id) return error_response(id.error());
       }
-      schema::LabeledIssue row{event->repo, event->number, event->title, json::array(), result.labels, lb::to_json(result), {}};
-      for (const auto& a : result.axes) row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}});
+      schema::LabeledIssue row{event->repo, event->number, event->title, json::array(), result.labels,
+                               lb::to_json(result), {}};
+      for (const auto& a : result.axes)
+        row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}});
       if (auto r = bot.save_labeled_issue(row); !r) return error_response(r.error());
       answer = {{"status", "queued"}, {"actions", actions.size()}, {"dry_run", dry_run}, {"labels", result.labels}};
       status = 202;

@@ -48,7 +48,8 @@ TEST_F(BotStoreTest, FirstDeliveryIsNewARedeliveryIsNot) {
 }
 
 TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
-  const auto path = std::filesystem::temp_directory_path() / ("perftriage-bot-race-" + std::to_string(getpid()) + ".db");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("perftriage-bot-race-" + std::to_string(getpid()) + ".db");
   std::filesystem::remove(path);
   { ASSERT_TRUE(Store::open(path.string()).ok()); }
   std::atomic<int> accepted{0}, errors{0};

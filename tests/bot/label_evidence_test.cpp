@@ -123,7 +123,8 @@ TEST_F(LabelEvidence, ClassifierVerdictsFromTheArtifactsTable) {
                       "raw, findings, created_at) "
                       "SELECT id, 'huggingface', 'bfloat16', 'inference', 'ElectraForQuestionAnswering', 't.json', "
                       "'kineto', 'abc', 1, 'deflate', x'00', "
-                      "'{\"kind\":\"kineto\",\"findings\":[{\"classifier\":\"attention\",\"verdict\":\"math_fallback\"},"
+                      "'{\"kind\":\"kineto\",\"findings\":["
+                      "{\"classifier\":\"attention\",\"verdict\":\"math_fallback\"},"
                       "{\"classifier\":\"host_bound\",\"verdict\":\"no\"}]}', '2026-01-10T00:00:00Z' FROM runs")
                   .ok());
   auto ev = make_evidence_lookup(*store_, "BMG")(electra());

@@ -70,8 +70,8 @@ TEST(Decide, GivesUpAfterMaxAttempts) {
 }
 
 TEST(Decide, PrimaryRateLimitWaitsUntilReset) {
-  auto o = decide(answer(403, {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", std::to_string(kNow / 1000 + 30)}}),
-                  1, kNow, policy());
+  const auto reset = std::to_string(kNow / 1000 + 30);
+  auto o = decide(answer(403, {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", reset}}), 1, kNow, policy());
   EXPECT_EQ(o.kind, Outcome::Kind::retry);
   EXPECT_EQ(o.delay_ms, 30000);
   EXPECT_TRUE(o.pause_all);

@@ -144,7 +144,8 @@ class FakeGitHub {
       boost::system::error_code ec;
       beast_http::read(socket, buffer, req, ec);
       if (ec) break;
-      Request rec{std::string(req.method_string()), std::string(req.target()), req.body(), {}, std::chrono::steady_clock::now()};
+      Request rec{std::string(req.method_string()), std::string(req.target()), req.body(), {},
+                  std::chrono::steady_clock::now()};
       for (const auto& f : req) {
         std::string name(f.name_string());
         for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,0 +1,139 @@
+// Compare/history benchmark (issue 3).
+//   1. compare of two full generated nightlies (~12k rows each) in an on-disk database: load both runs (SQL),
+//      per-case comparison + aggregates, JSON rendering; target < 50 ms for the whole use case.
+//   2. with --history-db PATH (built by scripts/gen_history_db.sh, >= 10M rows): one case's history across
+//      the platform's 1,000 runs (SQL) + change detection; target < 20 ms.
+// Numbers are medians of repeated runs on a warm cache, printed; nothing here asserts a time.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <cstdlib>
+#include <iostream>
+
+#include "analyzers/compare/aggregates.hpp"
+#include "analyzers/compare/case_compare.hpp"
+#include "analyzers/compare/change_detection.hpp"
+#include "analyzers/compare/compare_render.hpp"
+#include "bench/nightly.hpp"
+#include "schema/history_store.hpp"
+#include "server/http_types.hpp"
+#include "server/ingest_service.hpp"
+
+namespace fs = std::filesystem;
+using namespace perftriage;
+using Clock = std::chrono::steady_clock;
+namespace cmp = analyzers::compare;
+
+namespace {
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+struct Stats {
+  std::vector<double> v;
+  void add(double x) { v.push_back(x); }
+  [[nodiscard]] double median() const {
+    auto s = v;
+    std::sort(s.begin(), s.end());
+    return s[s.size() / 2];
+  }
+  [[nodiscard]] double max() const { return *std::max_element(v.begin(), v.end()); }
+};
+
+int compare_nightlies(int iterations) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("perftriage-compare-bench-{}", getpid());
+  fs::create_directories(dir);
+  auto store = schema::Store::open((dir / "db.sqlite").string());
+  if (!store) return std::cerr << store.error().message << "\n", 1;
+  for (auto [key, seed, drift, day] : {std::tuple{"nightly-a", 7u, 1.0, "01"}, std::tuple{"nightly-b", 8u, 0.97, "02"}}) {
+    server::UploadMeta meta;
+    meta.run = key;
+    meta.platform = "BMG";
+    meta.created_at = fmt::format("2026-01-{}T00:00:00Z", day);
+    auto s = server::ingest_files(*store, meta, bench::make_nightly(200, seed, drift));
+    if (!s) return std::cerr << s.error().message << "\n", 1;
+  }
+  Stats load, compare, build, render, total;
+  std::size_t rows = 0, cases = 0, bytes = 0;
+  for (int i = 0; i < iterations; ++i) {
+    const auto t0 = Clock::now();
+    auto input = schema::load_comparison(*store, "previous", "nightly-b");
+    if (!input) return std::cerr << input.error().message << "\n", 1;
+    const double t_load = ms_since(t0);
+    const auto t1 = Clock::now();
+    const auto list = cmp::compare_cases(input->base_rows, input->target_rows);
+    const auto agg = cmp::aggregate(list);
+    const double t_compare = ms_since(t1);
+    const auto t2 = Clock::now();
+    const auto doc = cmp::compare_json("nightly-a", "nightly-b", {}, list, agg);
+    build.add(ms_since(t2));
+    const auto t3 = Clock::now();
+    const std::string body = server::dump_json(doc);
+    render.add(ms_since(t3));
+    load.add(t_load);
+    compare.add(t_compare);
+    total.add(ms_since(t0));
+    rows = input->base_rows.size() + input->target_rows.size();
+    cases = list.size();
+    bytes = body.size();
+  }
+  std::cout << fmt::format("compare of two nightlies: {} rows, {} cases, JSON {} KB, {} iterations\n", rows, cases,
+                           bytes / 1024, iterations);
+  std::cout << fmt::format("  load (SQL)            median {:7.2f} ms   max {:7.2f} ms\n", load.median(), load.max());
+  std::cout << fmt::format("  compare + aggregates  median {:7.2f} ms   max {:7.2f} ms\n", compare.median(),
+                           compare.max());
+  std::cout << fmt::format("  JSON document         median {:7.2f} ms   max {:7.2f} ms\n", build.median(),
+                           build.max());
+  std::cout << fmt::format("  JSON dump             median {:7.2f} ms   max {:7.2f} ms\n", render.median(),
+                           render.max());
+  std::cout << fmt::format("  total                 median {:7.2f} ms   max {:7.2f} ms   (target < 50 ms)\n",
+                           total.median(), total.max());
+  fs::remove_all(dir);
+  return 0;
+}
+
+int history(const std::string& path, int iterations) {
+  auto store = schema::Store::open(path);
+  if (!store) return std::cerr << store.error().message << "\n", 1;
+  auto count = schema::Statement::prepare(store->db(), "SELECT (SELECT count(*) FROM runs), (SELECT max(id) FROM results)");
+  if (!count || !*count->step()) return 1;
+  std::cout << fmt::format("history database {}: {} runs, ~{} result rows\n", path, count->int64(0), count->int64(1));
+  schema::HistoryQuery q{"BMG", "huggingface", "huggingface_model_000", "bfloat16", "inference", std::string{}};
+  Stats sql, detect;
+  std::size_t points = 0, changes = 0;
+  for (int i = 0; i < iterations; ++i) {
+    const auto t0 = Clock::now();
+    auto h = schema::case_history(*store, q);
+    if (!h) return std::cerr << h.error().message << "\n", 1;
+    sql.add(ms_since(t0));
+    const auto t1 = Clock::now();
+    std::vector<std::optional<double>> values;
+    for (const auto& p : *h) values.push_back(p.speedup);
+    changes = cmp::detect_steps(values).size();
+    detect.add(ms_since(t1));
+    points = h->size();
+  }
+  std::cout << fmt::format("one case's history: {} points, {} change point(s), {} iterations\n", points, changes,
+                           iterations);
+  std::cout << fmt::format("  history (SQL)         median {:7.2f} ms   max {:7.2f} ms   (target < 20 ms)\n",
+                           sql.median(), sql.max());
+  std::cout << fmt::format("  change detection      median {:7.2f} ms   max {:7.2f} ms\n", detect.median(),
+                           detect.max());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string history_db;
+  int iterations = 15;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--history-db") history_db = argv[i + 1];
+    if (std::string(argv[i]) == "--iterations") iterations = std::max(1, std::atoi(argv[i + 1]));
+  }
+  if (int rc = compare_nightlies(iterations)) return rc;
+  if (!history_db.empty()) return history(history_db, iterations + 6);
+  std::cout << "(history benchmark skipped: build its database with scripts/gen_history_db.sh)\n";
+  return 0;
+}

@@ -1,0 +1,136 @@
+#include "schema/dashboard_queries.hpp"
+
+#include <set>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace perftriage::schema::dashboard {
+namespace {
+
+constexpr std::string_view kRunColumns =
+    "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags FROM runs ";
+constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2";
+constexpr std::string_view kAllRuns = "ORDER BY created_at DESC, id DESC LIMIT ?2";
+constexpr std::string_view kRunByKey = "WHERE key = ?1";
+constexpr std::string_view kPlatforms = "SELECT DISTINCT platform FROM runs ORDER BY platform";
+constexpr std::string_view kTags = "SELECT DISTINCT tags FROM runs";
+constexpr std::string_view kRunStamp =
+    "SELECT count(*), coalesce(max(id), 0) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL";
+// One pass over the run's rows; the GROUP BY follows results_run_axes(run_id, kind, suite, dtype, mode).
+constexpr std::string_view kRunGroupStats =
+    "SELECT kind, suite, dtype, mode, count(*),"
+    " sum(kind = 'performance' AND failed = 0 AND speedup > 0),"
+    " sum(kind = 'performance' AND failed = 0 AND speedup > 0 AND speedup < ?2),"
+    " sum(failed),"
+    " sum(accuracy_failed),"
+    " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 THEN ln(speedup) END),"
+    " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 1 THEN ln(speedup) END)"
+    " FROM results WHERE run_id = ?1 GROUP BY kind, suite, dtype, mode";
+
+RunBrief read_run(const Statement& st) {
+  RunBrief r;
+  r.id = st.int64(0);
+  r.key = st.text(1);
+  r.platform = st.text(2);
+  r.device = st.text(3);
+  r.torch_version = st.text(4);
+  r.commit = st.text(5);
+  r.created_at = st.text(6);
+  r.tags_json = st.text(7);
+  return r;
+}
+
+}  // namespace
+
+Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit) {
+  auto st = Statement::prepare(db, std::string(kRunColumns) + std::string(platform.empty() ? kAllRuns : kRunsOfPlatform));
+  if (!st) return std::move(st).error();
+  if (!platform.empty()) st->bind(1, platform);
+  st->bind(2, limit > 0 ? limit : std::int64_t{-1});
+  std::vector<RunBrief> out;
+  while (true) {
+    auto more = st->step();
+    if (!more) return std::move(more).error();
+    if (!*more) break;
+    out.push_back(read_run(*st));
+  }
+  return out;
+}
+
+Result<std::optional<RunBrief>> find_run(Database& db, const std::string& key) {
+  auto st = Statement::prepare(db, std::string(kRunColumns) + std::string(kRunByKey));
+  if (!st) return std::move(st).error();
+  st->bind(1, key);
+  auto more = st->step();
+  if (!more) return std::move(more).error();
+  if (!*more) return std::optional<RunBrief>{};
+  return std::optional<RunBrief>(read_run(*st));
+}
+
+Result<std::vector<std::string>> platforms(Database& db) {
+  auto st = Statement::prepare(db, kPlatforms);
+  if (!st) return std::move(st).error();
+  std::vector<std::string> out;
+  while (true) {
+    auto more = st->step();
+    if (!more) return std::move(more).error();
+    if (!*more) break;
+    out.push_back(st->text(0));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> tags(Database& db) {
+  auto st = Statement::prepare(db, kTags);
+  if (!st) return std::move(st).error();
+  std::set<std::string> out;
+  while (true) {
+    auto more = st->step();
+    if (!more) return std::move(more).error();
+    if (!*more) break;
+    const auto j = nlohmann::json::parse(st->text_view(0), nullptr, false);
+    if (!j.is_array()) continue;
+    for (const auto& t : j) {
+      if (t.is_string()) out.insert(t.get<std::string>());
+    }
+  }
+  return std::vector<std::string>(out.begin(), out.end());
+}
+
+Result<RunStamp> run_stamp(Database& db, std::int64_t run_id) {
+  auto st = Statement::prepare(db, kRunStamp);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id);
+  auto more = st->step();
+  if (!more) return std::move(more).error();
+  return RunStamp{st->int64(0), st->int64(1)};
+}
+
+Result<std::vector<GroupStats>> run_group_stats(Database& db, std::int64_t run_id, double threshold) {
+  auto st = Statement::prepare(db, kRunGroupStats);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id).bind(2, threshold);
+  std::vector<GroupStats> out;
+  while (true) {
+    auto more = st->step();
+    if (!more) return std::move(more).error();
+    if (!*more) break;
+    GroupStats g;
+    g.kind = st->text(0);
+    g.suite = st->text(1);
+    g.dtype = st->text(2);
+    g.mode = st->text(3);
+    g.rows = st->int64(4);
+    g.measured = st->int64(5);
+    g.slow = st->int64(6);
+    g.failed = st->int64(7);
+    g.accuracy_failed = st->int64(8);
+    g.log_sum = st->real(9);
+    g.log_sum_clipped = st->real(10);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace perftriage::schema::dashboard

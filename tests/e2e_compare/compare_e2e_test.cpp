@@ -1,0 +1,217 @@
+// End-to-end: the real binary serves compare, history, backlog and the report bodies; the CLI reads the same DB.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/files.hpp"
+#include "tests/support/server_process.hpp"
+
+namespace perftriage {
+namespace {
+
+using nlohmann::json;
+using testing::http_call;
+
+std::string multipart(const std::string& boundary, const std::vector<ingest::InputFile>& files,
+                      const std::string& meta) {
+  std::string body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
+                     "Content-Type: application/json\r\n\r\n" + meta + "\r\n";
+  for (const auto& f : files) {
+    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + f.path +
+            "\"\r\nContent-Type: text/csv\r\n\r\n" + f.bytes + "\r\n";
+  }
+  return body + "--" + boundary + "--\r\n";
+}
+
+class CompareE2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-e2e-compare-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    server_ = new testing::ServerProcess(PERFTRIAGE_BINARY, {"--db", db()});
+    upload("compare/base", R"({"run":"bmg-2.12","platform":"BMG","torch_version":"2.12.0+xpu",)"
+                           R"("created_at":"2026-01-01T00:00:00Z","tags":["release-2.12"]})");
+    upload("compare/target", R"({"run":"bmg-2.13","platform":"BMG","torch_version":"2.13.0+xpu",)"
+                             R"("created_at":"2026-02-01T00:00:00Z","tags":["release-2.13"]})");
+  }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(server_->stop(), 0);
+    delete server_;
+    std::filesystem::remove_all(dir_);
+  }
+  static std::string db() { return (dir_ / "db.sqlite").string(); }
+  static void upload(const std::string& fixture_dir, const std::string& meta) {
+    const auto files = testing::read_tree(testing::fixture(fixture_dir));
+    auto r = call("POST", "/api/v1/uploads", "multipart/form-data; boundary=XyZ", multipart("XyZ", files, meta));
+    ASSERT_EQ(r.status, 201u) << r.body;
+  }
+  static testing::HttpReply call(const std::string& method, const std::string& target, const std::string& type = {},
+                                 const std::string& body = {}) {
+    return http_call(server_->port(), method, target, type, body);
+  }
+  static json get_json(const std::string& target, unsigned status = 200) {
+    auto r = call("GET", target);
+    EXPECT_EQ(r.status, status) << target << ": " << r.body;
+    return json::parse(r.body, nullptr, false);
+  }
+  // Runs the CLI; returns its exit code, stdout in `out`.
+  static int cli(const std::string& args, std::string& out) {
+    const std::string cmd = std::string(PERFTRIAGE_BINARY) + " " + args + " --db " + db() + " 2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    out.clear();
+    while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    const int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static inline std::filesystem::path dir_;
+  static inline testing::ServerProcess* server_ = nullptr;
+};
+
+TEST_F(CompareE2E, CompareJsonWithBaseByRule) {
+  auto j = get_json("/api/v1/compare?base=previous&target=bmg-2.13");
+  EXPECT_EQ(j["base"], "bmg-2.12");
+  EXPECT_EQ(j["target"], "bmg-2.13");
+  ASSERT_EQ(j["cases"].size(), 9u);
+  const auto& b = j["cases"][1];
+  EXPECT_EQ(b["model"], "ModelB");
+  EXPECT_DOUBLE_EQ(b["base_speedup"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(b["target_speedup"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(b["inductor_ratio"].get<double>(), 0.8);
+  EXPECT_EQ(b["verdict"], "regression");
+  EXPECT_TRUE(b["status_change"].is_null());
+  EXPECT_EQ(j["cases"][3]["status_change"], "new_failed");
+  const auto& overall = j["aggregates"]["overall"];
+  EXPECT_NEAR(overall["base"]["geomean_speedup"]["unclipped_hud"].get<double>(), 1.0844717711976986, 1e-12);
+  EXPECT_NEAR(overall["target"]["geomean_speedup"]["clipped_at_1_runner"].get<double>(), 1.2619146889603865, 1e-12);
+  EXPECT_EQ(j["aggregates"]["by_suite"]["torchbench"]["compared"], 2);
+}
+
+TEST_F(CompareE2E, CompareByTagAndThresholds) {
+  auto j = get_json("/api/v1/compare?base=release-2.12&target=bmg-2.13&regression=0.75&red=0.5&improvement=1.6");
+  EXPECT_EQ(j["base"], "bmg-2.12");
+  EXPECT_EQ(j["thresholds"]["regression"], 0.75);
+  EXPECT_EQ(j["cases"][1]["verdict"], "unchanged");  // ModelB 0.8 is above 0.75
+}
+
+TEST_F(CompareE2E, CompareMarkdownAndCsv) {
+  auto md = call("GET", "/api/v1/compare?target=bmg-2.13&format=md");
+  ASSERT_EQ(md.status, 200u) << md.body;
+  EXPECT_NE(md.content_type.find("text/markdown"), std::string::npos);
+  EXPECT_NE(md.body.find("### Changed cases (8 of 9"), std::string::npos) << md.body;
+  auto csv = call("GET", "/api/v1/compare?target=bmg-2.13&format=csv");
+  ASSERT_EQ(csv.status, 200u);
+  EXPECT_NE(csv.content_type.find("text/csv"), std::string::npos);
+  EXPECT_EQ(std::count(csv.body.begin(), csv.body.end(), '\n'), 10);
+}
+
+TEST_F(CompareE2E, CompareRejectsABadFormat) {
+  EXPECT_EQ(get_json("/api/v1/compare?target=bmg-2.13&format=xml", 400)["error"]["code"], "bad_format");
+}
+
+TEST_F(CompareE2E, CompareRejectsABadThreshold) {
+  EXPECT_EQ(get_json("/api/v1/compare?target=bmg-2.13&red=x", 400)["error"]["column"], "red");
+}
+
+TEST_F(CompareE2E, CompareNeedsATarget) {
+  EXPECT_EQ(get_json("/api/v1/compare?base=bmg-2.12", 400)["error"]["code"], "missing_parameter");
+}
+
+TEST_F(CompareE2E, CompareOfAnUnknownRunIs404) {
+  EXPECT_EQ(get_json("/api/v1/compare?base=bmg-2.12&target=nope", 404)["error"]["code"], "no_run");
+}
+
+TEST_F(CompareE2E, HistoryOfOneCase) {
+  auto j = get_json("/api/v1/cases/huggingface/ModelB/history?platform=BMG&dtype=bfloat16&mode=inference");
+  EXPECT_EQ(j["method"], "windowed-median step (window 5, min magnitude 5%, persistence 2)");
+  ASSERT_EQ(j["series"].size(), 1u);
+  const auto& points = j["series"][0]["points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0]["run"], "bmg-2.12");
+  EXPECT_DOUBLE_EQ(points[1]["speedup"].get<double>(), 0.4);
+  EXPECT_TRUE(j["series"][0]["change_points"].empty());  // two points cannot confirm a step
+}
+
+TEST_F(CompareE2E, HistoryNeedsAPlatform) {
+  EXPECT_EQ(get_json("/api/v1/cases/huggingface/ModelB/history", 400)["error"]["column"], "platform");
+}
+
+TEST_F(CompareE2E, HistoryRejectsAnUnknownMetric) {
+  EXPECT_EQ(get_json("/api/v1/cases/huggingface/ModelB/history?platform=BMG&metric=x", 400)["error"]["code"],
+            "bad_metric");
+}
+
+TEST_F(CompareE2E, HistoryOfAnUnknownCaseIs404) {
+  EXPECT_EQ(get_json("/api/v1/cases/huggingface/Nope/history?platform=BMG", 404)["error"]["code"], "no_history");
+}
+
+TEST_F(CompareE2E, Backlog) {
+  auto j = get_json("/api/v1/backlog?platform=BMG");
+  EXPECT_EQ(j["runs"], 2);
+  EXPECT_EQ(j["open"], 2);
+  EXPECT_EQ(j["fixed"], 1);
+  ASSERT_EQ(j["cases"].size(), 3u);
+  EXPECT_EQ(j["cases"][2]["model"], "tb_a");
+  EXPECT_EQ(j["cases"][2]["first_seen"], "bmg-2.12");
+  EXPECT_EQ(j["cases"][2]["fixed_in"], "bmg-2.13");
+}
+
+TEST_F(CompareE2E, BacklogNeedsAPlatform) {
+  EXPECT_EQ(get_json("/api/v1/backlog", 400)["error"]["code"], "missing_parameter");
+}
+
+TEST_F(CompareE2E, BacklogOfAnUnknownPlatformIs404) {
+  EXPECT_EQ(get_json("/api/v1/backlog?platform=PVC", 404)["error"]["code"], "no_run");
+}
+
+TEST_F(CompareE2E, SlowReportOfARun) {
+  auto r = call("GET", "/api/v1/runs/bmg-2.13/report.md");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_NE(r.content_type.find("text/markdown"), std::string::npos);
+  EXPECT_EQ(r.body.substr(0, r.body.find('\n')),
+            "[BMG] PyTorch 2.13 performance cases where inductor is slower than eager (speedup < 1)");
+  EXPECT_NE(r.body.find("contain 2 cases"), std::string::npos) << r.body;  // ModelB 0.4, tb_b 0.625
+}
+
+TEST_F(CompareE2E, SlowReportOfAnUnknownRunIs404) { EXPECT_EQ(call("GET", "/api/v1/runs/nope/report.md").status, 404u); }
+
+TEST_F(CompareE2E, RegressionReport) {
+  auto r = call("GET", "/api/v1/report.md?base=bmg-2.12&target=bmg-2.13&kind=regressions");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_EQ(r.body.substr(0, r.body.find('\n')), "[BMG] 2 E2E inductor performance regressions: release 2.13 vs 2.12");
+  EXPECT_NE(r.body.find("## Inductor-path regressions (compiled got slower): 2"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("## New failures: 2"), std::string::npos) << r.body;
+}
+
+TEST_F(CompareE2E, ReportRejectsAnUnknownKind) {
+  EXPECT_EQ(get_json("/api/v1/report.md?target=bmg-2.13&kind=weekly", 400)["error"]["code"], "bad_kind");
+}
+
+TEST_F(CompareE2E, CliCompareAndReports) {
+  std::string out;
+  ASSERT_EQ(cli("compare --base previous --target bmg-2.13 --format csv", out), 0);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 10);
+  ASSERT_EQ(cli("compare --base release-2.12 --target bmg-2.13 --json", out), 0);
+  EXPECT_EQ(json::parse(out)["cases"].size(), 9u);
+  ASSERT_EQ(cli("report --run bmg-2.12 --kind slow", out), 0);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)");
+  ASSERT_EQ(cli("report --base bmg-2.12 --target bmg-2.13 --kind regressions", out), 0);
+  EXPECT_EQ(out.substr(0, out.find('\n')), "[BMG] 2 E2E inductor performance regressions: release 2.13 vs 2.12");
+}
+
+TEST_F(CompareE2E, CliRefusesBadUsage) {
+  std::string out;
+  EXPECT_EQ(cli("compare --base previous", out), 2);                         // no target
+  EXPECT_EQ(cli("compare --target bmg-2.13 --format xml", out), 2);          // bad format
+  EXPECT_EQ(cli("report --run bmg-2.12", out), 2);                           // no kind
+  EXPECT_EQ(cli("report --kind slow", out), 2);                              // no run
+  EXPECT_EQ(cli("compare --base nope --target bmg-2.13", out), 1);           // unknown base
+  EXPECT_EQ(cli("report --target bmg-2.13 --kind regressions --red 2", out), 2);  // inconsistent thresholds
+}
+
+}  // namespace
+}  // namespace perftriage
