@@ -24,8 +24,10 @@ run: build-release
 test: build-dev
 	ctest --preset dev
 
+# Benchmarks build in the release preset only (the dev preset used by `make test` skips them).
 bench: build-release
 	./build/release/bench/ingest_bench
+	./build/release/bench/compare_bench
 
 clean:
 	rm -rf build

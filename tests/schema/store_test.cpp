@@ -2,6 +2,7 @@
 
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
+#include "schema/migrations_embedded.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
@@ -76,6 +77,13 @@ TEST_F(StoreTest, MigratesToLatestVersionAndReopenIsIdempotent) {
   auto again = migrate(store_->db());
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, latest_schema_version());
+}
+
+TEST(Migrations, VersionsAreContiguousFromOne) {
+  // A gap would be skipped forever by databases already past it.
+  int expected = 1;
+  for (const auto& m : kMigrations) EXPECT_EQ(m.version, expected++) << m.name;
+  EXPECT_EQ(latest_schema_version(), static_cast<int>(kMigrations.size()));
 }
 
 TEST_F(StoreTest, EnsureRunMergesTagsAndRefusesAnotherPlatform) {
