@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
 
@@ -77,15 +78,14 @@ constexpr std::string_view kPreviousRun =
     "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
     "LIMIT 1";
 // Groups (suite, dtype, mode, kind, config) the run has rows for; a model of the previous run in such
-// a group without a row now is missing.
+// a group without a row now is missing. EXCEPT sorts both sides once instead of probing per row.
 constexpr std::string_view kMissingVsPrevious =
     "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1) "
-    "SELECT DISTINCT p.suite, p.dtype, p.mode, p.kind, p.config, p.model FROM results p "
+    "SELECT p.suite, p.dtype, p.mode, p.kind, p.config, p.model FROM results p "
     "JOIN groups g ON g.suite = p.suite AND g.dtype = p.dtype AND g.mode = p.mode AND g.kind = p.kind "
-    " AND g.config = p.config "
-    "WHERE p.run_id = ?2 AND NOT EXISTS (SELECT 1 FROM results c WHERE c.run_id = ?1 AND c.suite = p.suite "
-    " AND c.dtype = p.dtype AND c.mode = p.mode AND c.kind = p.kind AND c.config = p.config AND c.model = p.model) "
-    "ORDER BY p.suite, p.dtype, p.mode, p.kind, p.model";
+    " AND g.config = p.config WHERE p.run_id = ?2 "
+    "EXCEPT SELECT suite, dtype, mode, kind, config, model FROM results WHERE run_id = ?1 "
+    "ORDER BY 1, 2, 3, 4, 6";
 constexpr std::string_view kMissingVsReference =
     "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1 AND "
     " kind = 'accuracy') "
@@ -221,6 +221,7 @@ Result<Store> Store::open(const std::string& path) {
   if (!db) return std::move(db).error();
   auto version = migrate(*db);
   if (!version) return std::move(version).error();
+  PT_TRY(rebuild_backlog_if_pending(*db));
   return Store(std::move(*db));
 }
 

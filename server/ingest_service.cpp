@@ -6,6 +6,7 @@
 #include "ingest/artifact_path.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/reference_csv.hpp"
+#include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
 
 namespace perftriage::server {
@@ -129,7 +130,7 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
 Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
                                const UploadMeta& meta) {
   FileSummary s{p.input.path, p.format, p.axes.suite, p.axes.dtype, p.axes.mode, p.axes.kind, p.axes.device,
-                p.axes.config, 0, 0, 0, 0, 0, 0, ""};
+                p.axes.config, 0, 0, 0, 0, 0, 0, "", 0};
   if (p.is_reference) {
     s.expectations = static_cast<std::int64_t>(p.reference.rows.size());
   } else {
@@ -170,6 +171,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
       flags.push_back({v.failed, v.accuracy_failed});
     }
     PT_TRY(store.insert_results(run_id, *file_id, p.axes, p.results.rows, flags));
+    if (p.results.kind == "performance") s.stored_file_id = *file_id;
   }
   return s;
 }
@@ -269,6 +271,11 @@ Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_
     summary.files.push_back(std::move(*s));
   }
   PT_TRY(store.refresh_run_flags(*run_id));
+  std::vector<std::int64_t> performance_files;
+  for (const auto& f : summary.files) {
+    if (f.stored_file_id) performance_files.push_back(f.stored_file_id);
+  }
+  PT_TRY(schema::update_backlog(store.db(), *run_id, performance_files));
   PT_TRY(tx->commit());
   return summary;
 }

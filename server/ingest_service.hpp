@@ -32,6 +32,7 @@ struct FileSummary {
   std::string path, format, suite, dtype, mode, kind, device, config;
   std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0;
   std::string status;  // stored | duplicate | replaced
+  std::int64_t stored_file_id = 0;  // a performance file stored by this upload (feeds the backlog)
 };
 
 struct IngestSummary {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analyzers/compare/backlog.hpp"
+#include "schema/backlog_store.hpp"
 #include "analyzers/compare/change_detection.hpp"
 #include "schema/history_store.hpp"
 #include "server/app_context.hpp"
@@ -109,6 +110,44 @@ ApiResponse get_history(const ApiRequest& req, AppContext& app) {
                              {"series", std::move(series)}});
 }
 
+// "Slower than eager" (speedup < 1) is kept current at ingest (schema/backlog_store.hpp); other thresholds
+// are computed from every run of the platform below.
+ApiResponse maintained_backlog(schema::Store& store, const std::string& platform) {
+  auto runs = schema::count_platform_runs(store.db(), platform);
+  if (!runs) return error_response(runs.error());
+  if (*runs == 0) {
+    return error_response(
+        make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform"));
+  }
+  auto entries = schema::read_backlog(store.db(), platform);
+  if (!entries) return error_response(entries.error());
+  json cases = json::array();
+  std::map<std::string, std::int64_t> counts{{"open", 0}, {"fixed", 0}, {"failing", 0}};
+  for (const auto& e : *entries) {
+    ++counts[e.status];
+    cases.push_back({{"suite", e.suite},
+                     {"dtype", e.dtype},
+                     {"mode", e.mode},
+                     {"config", e.config},
+                     {"model", e.model},
+                     {"status", e.status},
+                     {"first_seen", e.first_seen},
+                     {"last_seen", e.last_seen},
+                     {"fixed_in", e.fixed_in ? json(*e.fixed_in) : json()},
+                     {"latest_run", e.latest_run},
+                     {"latest_speedup", e.latest_speedup},
+                     {"worst_speedup", opt(e.worst_speedup)},
+                     {"runs_slow", e.runs_slow}});
+  }
+  return json_response(200, {{"platform", platform},
+                             {"threshold", 1.0},
+                             {"runs", *runs},
+                             {"open", counts["open"]},
+                             {"fixed", counts["fixed"]},
+                             {"failing", counts["failing"]},
+                             {"cases", std::move(cases)}});
+}
+
 ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
   const std::string platform = req.q("platform");
   if (platform.empty()) {
@@ -119,6 +158,7 @@ ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
   if (!threshold) return error_response(threshold.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
+  if (*threshold == 1.0) return maintained_backlog(**store, platform);  // the default: read, not recomputed
   auto data = schema::backlog_rows(**store, platform, *threshold);
   if (!data) return error_response(data.error());
   if (data->runs.empty()) {

@@ -1,0 +1,173 @@
+#include "schema/backlog_store.hpp"
+
+namespace perftriage::schema {
+namespace {
+
+// ?1 run id. The run's platform and order key come from the runs table.
+constexpr std::string_view kRunOrd =
+    "SELECT platform, created_at || '#' || printf('%012d', id) FROM runs WHERE id = ?1";
+
+// Slow measurements (0 < speedup < 1, not failed): insert the case or widen its first/last seen.
+// In DO UPDATE every right-hand side sees the row as it was, so the CASEs compare against old values.
+// A new last-seen after the recorded fix invalidates the fix; when newer measurements exist (a late
+// upload of an older run), the fix is recomputed from history (kRecomputeFix).
+constexpr std::string_view kUpsertSlow =
+    "INSERT INTO backlog(platform, suite, dtype, mode, config, model, first_run, first_ord, last_run, last_ord,"
+    " fixed_run, fixed_ord, latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup,"
+    " runs_slow) "
+    "SELECT ?2, suite, dtype, mode, config, model, ?1, ?3, ?1, ?3, NULL, NULL, ?1, ?3, speedup, speedup_text, 0,"
+    " speedup, 1 FROM results "
+    "WHERE run_id = ?1 AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance' AND failed = 0 AND speedup > 0 AND speedup < 1 "
+    "ON CONFLICT DO UPDATE SET "
+    " first_run = CASE WHEN excluded.first_ord < first_ord THEN excluded.first_run ELSE first_run END,"
+    " first_ord = min(first_ord, excluded.first_ord),"
+    " last_run = CASE WHEN excluded.last_ord > last_ord THEN excluded.last_run ELSE last_run END,"
+    " last_ord = max(last_ord, excluded.last_ord),"
+    " fixed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN NULL ELSE fixed_run END,"
+    " fixed_ord = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN NULL ELSE fixed_ord END,"
+    " latest_run = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_run ELSE latest_run END,"
+    " latest_speedup = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_speedup"
+    "   ELSE latest_speedup END,"
+    " latest_text = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_text ELSE latest_text END,"
+    " latest_failed = CASE WHEN excluded.latest_ord >= latest_ord THEN 0 ELSE latest_failed END,"
+    " latest_ord = max(latest_ord, excluded.latest_ord),"
+    " worst_speedup = min(worst_speedup, excluded.worst_speedup),"
+    " runs_slow = runs_slow + 1";
+
+// Other measurements of cases already in the backlog: a passing one after the last slow one is a fix
+// candidate (the earliest wins); any newer one becomes the latest.
+constexpr std::string_view kUpdateOthers =
+    "UPDATE backlog SET "
+    " fixed_run = CASE WHEN x.failed = 0 AND ?3 > last_ord AND (fixed_ord IS NULL OR ?3 < fixed_ord) THEN ?1"
+    "   ELSE fixed_run END,"
+    " fixed_ord = CASE WHEN x.failed = 0 AND ?3 > last_ord AND (fixed_ord IS NULL OR ?3 < fixed_ord) THEN ?3"
+    "   ELSE fixed_ord END,"
+    " latest_run = CASE WHEN ?3 >= latest_ord THEN ?1 ELSE latest_run END,"
+    " latest_speedup = CASE WHEN ?3 >= latest_ord THEN x.speedup ELSE latest_speedup END,"
+    " latest_text = CASE WHEN ?3 >= latest_ord THEN x.speedup_text ELSE latest_text END,"
+    " latest_failed = CASE WHEN ?3 >= latest_ord THEN x.failed ELSE latest_failed END,"
+    " latest_ord = max(latest_ord, ?3) "
+    "FROM (SELECT suite, dtype, mode, config, model, speedup, speedup_text, failed FROM results"
+    "      WHERE run_id = ?1 AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance'"
+    "      AND NOT (failed = 0 AND speedup > 0 AND speedup < 1)) AS x "
+    "WHERE backlog.platform = ?2 AND backlog.suite = x.suite AND backlog.dtype = x.dtype"
+    " AND backlog.mode = x.mode AND backlog.config = x.config AND backlog.model = x.model";
+
+// Cases of this run that lost their fix while newer measurements exist: find the earliest passing
+// measurement after the last slow one in the case's history (rare: only late uploads get here).
+constexpr std::string_view kRecomputeFix =
+    "UPDATE backlog SET (fixed_run, fixed_ord) = ("
+    "  SELECT r.id, r.created_at || '#' || printf('%012d', r.id) FROM results x JOIN runs r ON r.id = x.run_id"
+    "  WHERE x.suite = backlog.suite AND x.model = backlog.model AND x.dtype = backlog.dtype"
+    "  AND x.mode = backlog.mode AND x.kind = 'performance' AND x.config = backlog.config"
+    "  AND r.platform = backlog.platform AND x.failed = 0 AND NOT (x.speedup > 0 AND x.speedup < 1)"
+    "  AND r.created_at || '#' || printf('%012d', r.id) > backlog.last_ord"
+    "  ORDER BY 2 LIMIT 1) "
+    "WHERE platform = ?2 AND fixed_ord IS NULL AND latest_ord > last_ord AND latest_failed = 0 AND (suite, dtype, mode,"
+    " config, model) IN (SELECT suite, dtype, mode, config, model FROM results WHERE run_id = ?1"
+    " AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance')";
+
+constexpr std::string_view kReadBacklog =
+    "SELECT b.suite, b.dtype, b.mode, b.config, b.model,"
+    " CASE WHEN b.latest_failed = 1 THEN 'failing' WHEN b.latest_ord = b.last_ord THEN 'open' ELSE 'fixed' END"
+    "   AS status,"
+    " f.key, l.key, x.key, CASE WHEN b.latest_failed = 0 AND b.latest_ord <> b.last_ord THEN fx.key END,"
+    " b.latest_text, b.worst_speedup, b.runs_slow "
+    "FROM backlog b JOIN runs f ON f.id = b.first_run JOIN runs l ON l.id = b.last_run"
+    " JOIN runs x ON x.id = b.latest_run LEFT JOIN runs fx ON fx.id = b.fixed_run "
+    "WHERE b.platform = ?1 "
+    "ORDER BY CASE status WHEN 'open' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END,"
+    " CASE WHEN status = 'open' THEN b.worst_speedup END, b.suite, b.dtype, b.mode, b.config, b.model";
+
+constexpr std::string_view kPendingRebuild = "SELECT EXISTS (SELECT 1 FROM maintenance WHERE task = 'rebuild_backlog')";
+constexpr std::string_view kFilesOldestRunFirst =
+    "SELECT f.run_id, f.id FROM result_files f JOIN runs r ON r.id = f.run_id WHERE f.superseded_by IS NULL"
+    " ORDER BY r.created_at, r.id, f.id";
+constexpr std::string_view kRebuildDone = "DELETE FROM maintenance WHERE task = 'rebuild_backlog'";
+
+}  // namespace
+
+Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector<std::int64_t>& file_ids) {
+  if (file_ids.empty()) return {};
+  std::string ids = "[";
+  for (auto id : file_ids) ids += (ids.size() > 1 ? "," : "") + std::to_string(id);
+  ids += "]";
+  auto run = Statement::prepare(db, kRunOrd);
+  if (!run) return std::move(run).error();
+  run->bind(1, run_id);
+  auto found = run->step();
+  if (!found) return std::move(found).error();
+  if (!*found) return make_error(ErrorKind::not_found, "no_run", "no run " + std::to_string(run_id));
+  const std::string platform = run->text(0);
+  const std::string ord = run->text(1);
+  for (auto sql : {kUpsertSlow, kUpdateOthers, kRecomputeFix}) {
+    auto st = Statement::prepare(db, sql);
+    if (!st) return std::move(st).error();
+    st->bind(1, run_id).bind(2, platform).bind(4, ids);
+    if (sql != kRecomputeFix) st->bind(3, ord);
+    PT_TRY(st->run());
+  }
+  return {};
+}
+
+Result<void> rebuild_backlog_if_pending(Database& db) {
+  auto pending = Statement::prepare(db, kPendingRebuild);
+  if (!pending) return std::move(pending).error();
+  auto row = pending->step();
+  if (!row) return std::move(row).error();
+  if (pending->int64(0) == 0) return {};
+  auto tx = Transaction::begin(db);
+  if (!tx) return std::move(tx).error();
+  PT_TRY(db.exec("DELETE FROM backlog"));
+  auto files = Statement::prepare(db, kFilesOldestRunFirst);
+  if (!files) return std::move(files).error();
+  std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> runs;  // oldest run first, with its files
+  for (;;) {
+    auto r = files->step();
+    if (!r) return std::move(r).error();
+    if (!*r) break;
+    if (runs.empty() || runs.back().first != files->int64(0)) runs.push_back({files->int64(0), {}});
+    runs.back().second.push_back(files->int64(1));
+  }
+  for (const auto& [run_id, ids] : runs) PT_TRY(update_backlog(db, run_id, ids));
+  PT_TRY(db.exec(kRebuildDone));
+  return tx->commit();
+}
+
+Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform) {
+  auto st = Statement::prepare(db, "SELECT count(*) FROM runs WHERE platform = ?1");
+  if (!st) return std::move(st).error();
+  st->bind(1, platform);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return st->int64(0);
+}
+
+Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform) {
+  auto st = Statement::prepare(db, kReadBacklog);
+  if (!st) return std::move(st).error();
+  st->bind(1, platform);
+  std::vector<BacklogState> out;
+  for (;;) {
+    auto r = st->step();
+    if (!r) return std::move(r).error();
+    if (!*r) return out;
+    BacklogState b;
+    b.suite = st->text(0);
+    b.dtype = st->text(1);
+    b.mode = st->text(2);
+    b.config = st->text(3);
+    b.model = st->text(4);
+    b.status = st->text(5);
+    b.first_seen = st->text(6);
+    b.last_seen = st->text(7);
+    b.latest_run = st->text(8);
+    if (!st->is_null(9)) b.fixed_in = st->text(9);
+    b.latest_speedup = st->text(10);
+    b.worst_speedup = st->opt_real(11);
+    b.runs_slow = st->int64(12);
+    out.push_back(std::move(b));
+  }
+}
+
+}  // namespace perftriage::schema

@@ -1,0 +1,37 @@
+#pragma once
+// The slower-than-eager backlog table (migration 004), kept current at ingest: each run's performance
+// rows update the cases they measure, in O(rows of the run), whatever the platform's history length.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "schema/sqlite.hpp"
+
+namespace perftriage::schema {
+
+// Folds the performance rows of the given stored files of one run into the backlog of the run's platform
+// (inside the caller's transaction). Runs may arrive in any order: a late, older measurement is placed by
+// its run's created_at. runs_slow counts slow measurements as ingested (a replaced file's rows count again).
+Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector<std::int64_t>& file_ids);
+
+// Replays every run, oldest first, into an empty backlog; runs when migration 004 met existing data.
+Result<void> rebuild_backlog_if_pending(Database& db);
+
+struct BacklogState {
+  std::string suite, dtype, mode, config, model;
+  std::string status;  // open | fixed | failing
+  std::string first_seen, last_seen, latest_run;  // run keys
+  std::optional<std::string> fixed_in;  // only for status fixed
+  std::string latest_speedup;  // as written in the file
+  std::optional<double> worst_speedup;
+  std::int64_t runs_slow = 0;
+};
+
+Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform);
+
+// Open first (worst speedup first), then failing, then fixed; ties by case key.
+Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform);
+
+}  // namespace perftriage::schema
