@@ -67,6 +67,11 @@ constexpr std::string_view kRecomputeFix =
     " config, model) IN (SELECT suite, dtype, mode, config, model FROM results WHERE run_id = ?1"
     " AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance')";
 
+// Cheap guard for kRecomputeFix: nothing to recompute unless some case lost its fix (late uploads only).
+constexpr std::string_view kAnyLostFix =
+    "SELECT EXISTS (SELECT 1 FROM backlog WHERE platform = ?1 AND fixed_ord IS NULL AND latest_ord > last_ord"
+    " AND latest_failed = 0)";
+
 constexpr std::string_view kReadBacklog =
     "SELECT b.suite, b.dtype, b.mode, b.config, b.model,"
     " CASE WHEN b.latest_failed = 1 THEN 'failing' WHEN b.latest_ord = b.last_ord THEN 'open' ELSE 'fixed' END"
@@ -100,7 +105,20 @@ Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector
   if (!*found) return make_error(ErrorKind::not_found, "no_run", "no run " + std::to_string(run_id));
   const std::string platform = run->text(0);
   const std::string ord = run->text(1);
+  auto lost_fix = [&]() -> Result<bool> {
+    auto st = Statement::prepare(db, kAnyLostFix);
+    if (!st) return std::move(st).error();
+    st->bind(1, platform);
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    return st->int64(0) != 0;
+  };
   for (auto sql : {kUpsertSlow, kUpdateOthers, kRecomputeFix}) {
+    if (sql == kRecomputeFix) {
+      auto needed = lost_fix();
+      if (!needed) return std::move(needed).error();
+      if (!*needed) break;
+    }
     auto st = Statement::prepare(db, sql);
     if (!st) return std::move(st).error();
     st->bind(1, run_id).bind(2, platform).bind(4, ids);

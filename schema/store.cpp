@@ -58,9 +58,10 @@ constexpr std::string_view kExpectedAccuracy =
 // ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place.
 constexpr std::string_view kDeviates =
     "(CASE WHEN expected_accuracy IS NULL THEN 0 ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END)";
+// Expectations are only ever added or replaced (files are superseded, never deleted), so a run without
+// any has nothing to refresh.
 constexpr std::string_view kRunNeedsExpectationRefresh =
-    "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) OR EXISTS (SELECT 1 FROM results"
-    " WHERE run_id = ?1 AND kind = 'accuracy' AND (expected_accuracy IS NOT NULL OR deviates = 1))";
+    "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1)";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -269,7 +270,8 @@ Result<std::int64_t> Store::insert_file(std::int64_t run_id, const NewFile& file
   st->bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
   st->bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
   st->bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
-  st->bind_blob(12, deflate_bytes(file.bytes)).bind(13, file.header).bind(14, file.row_count);
+  st->bind_blob(12, file.compressed.empty() ? deflate_bytes(file.bytes) : file.compressed);
+  st->bind(13, file.header).bind(14, file.row_count);
   st->bind(15, file.duplicates_dropped).bind(16, now_iso8601());
   PT_TRY(st->run());
   return db_.last_insert_rowid();
@@ -342,7 +344,12 @@ Result<void> Store::refresh_run_flags(std::int64_t run_id) {
   const std::string where_perf = "WHERE run_id = ?1 AND kind = 'performance' AND ";
   const std::string where_acc = "WHERE run_id = ?1 AND kind = 'accuracy' AND ";
   const std::string statements[] = {
-      "UPDATE results SET unreliable = 1 " + where_perf + "unreliable = 0 AND " + std::string(kFailingAccuracyCases),
+      // Driven by the (few) failing accuracy rows, each finding its performance row by index.
+      "UPDATE results SET unreliable = 1 FROM (SELECT suite, dtype, mode, model, config FROM results"
+      " WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1) AS a "
+      "WHERE results.run_id = ?1 AND results.kind = 'performance' AND results.suite = a.suite"
+      " AND results.dtype = a.dtype AND results.mode = a.mode AND results.model = a.model"
+      " AND results.config = a.config AND results.unreliable = 0",
       "UPDATE results SET unreliable = 0 " + where_perf + "unreliable = 1 AND NOT " +
           std::string(kFailingAccuracyCases),
       "UPDATE results SET expected_accuracy = " + std::string(kExpectedAccuracy) + " " + where_acc +
@@ -351,7 +358,7 @@ Result<void> Store::refresh_run_flags(std::int64_t run_id) {
           std::string(kDeviates),
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
-  // Without expectations (and nothing left from earlier ones) the last two statements have nothing to do.
+  // Without expectations the last two statements have nothing to do.
   auto check = Statement::prepare(db_, kRunNeedsExpectationRefresh);
   if (!check) return std::move(check).error();
   check->bind(1, run_id);

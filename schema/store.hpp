@@ -52,6 +52,7 @@ struct NewFile {
   std::string header;
   std::int64_t row_count = 0;
   std::int64_t duplicates_dropped = 0;
+  std::string compressed;  // deflate_bytes(bytes) when the caller already has it; "" = compress here
 };
 
 // Per-row flags decided by analyzers before insertion.

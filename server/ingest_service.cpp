@@ -1,6 +1,9 @@
 #include "server/ingest_service.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 
 #include "analyzers/flags/flags.hpp"
 #include "ingest/artifact_path.hpp"
@@ -18,6 +21,7 @@ using nlohmann::json;
 struct PreparedFile {
   ingest::InputFile input;
   std::string sha256;
+  std::string compressed;  // the bytes as stored (zlib)
   ingest::Axes axes;
   std::string format;
   std::string header;
@@ -74,6 +78,7 @@ std::string first_line(std::string_view bytes) {
 Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
   PreparedFile p;
   p.sha256 = schema::sha256_hex(file.bytes);
+  p.compressed = schema::deflate_bytes(file.bytes);
   p.header = first_line(file.bytes);
   if (file.bytes.empty()) {
     return make_error(ErrorKind::invalid_input, "empty_file", "file is empty", file.path, 0);
@@ -127,6 +132,27 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
   return p;
 }
 
+Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> files, const UploadMeta& meta) {
+  const std::size_t n = files.size();
+  std::vector<std::optional<Result<PreparedFile>>> results(n);
+  const std::size_t workers = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) results[i].emplace(prepare(std::move(files[i]), meta));
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<PreparedFile> out;
+  out.reserve(n);
+  for (auto& r : results) {
+    if (!*r) return std::move(*r).error();
+    out.push_back(std::move(**r));
+  }
+  return out;
+}
+
 Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
                                const UploadMeta& meta) {
   FileSummary s{p.input.path, p.format, p.axes.suite, p.axes.dtype, p.axes.mode, p.axes.kind, p.axes.device,
@@ -157,7 +183,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
 
   schema::NewFile nf{p.input.path, p.format, p.axes, p.input.bytes, p.sha256, p.header,
                      static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
-                     p.results.duplicates_dropped};
+                     p.results.duplicates_dropped, p.compressed};
   auto file_id = *live ? store.replace_file(run_id, (*live)->id, nf) : store.insert_file(run_id, nf);
   if (!file_id) return std::move(file_id).error();
   s.status = *live ? "replaced" : "stored";
@@ -242,30 +268,30 @@ Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_
   auto expanded = expand_archives(std::move(files), limits);
   if (!expanded) return std::move(expanded).error();
 
-  std::vector<PreparedFile> prepared;
-  prepared.reserve(expanded->size());
-  for (auto& f : *expanded) {
-    const bool dup_in_upload = std::any_of(prepared.begin(), prepared.end(),
-                                           [&](const PreparedFile& p) { return p.input.path == f.path; });
-    if (dup_in_upload) {
-      return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice", f.path);
+  for (std::size_t i = 0; i < expanded->size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if ((*expanded)[j].path == (*expanded)[i].path) {
+        return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice",
+                          (*expanded)[i].path);
+      }
     }
-    auto p = prepare(std::move(f), meta);
-    if (!p) return std::move(p).error();
-    prepared.push_back(std::move(*p));
   }
+  // Parsing, hashing and compressing are independent per file: spread them over the cores (the
+  // transaction below is serial anyway). The first error in upload order wins, as in a serial loop.
+  auto prepared = prepare_all(std::move(*expanded), meta);
+  if (!prepared) return std::move(prepared).error();
 
   IngestSummary summary;
   summary.run = meta.run.empty() ? default_run_key(meta.platform) : meta.run;
   schema::RunMeta run_meta{summary.run,     meta.platform,   meta.device, meta.torch_version,
                            meta.commit,     meta.created_at, meta.tags,   meta.environment_json};
-  if (run_meta.device.empty() && !prepared.empty()) run_meta.device = prepared.front().axes.device;
+  if (run_meta.device.empty() && !prepared->empty()) run_meta.device = prepared->front().axes.device;
 
   auto tx = schema::Transaction::begin(store.db());
   if (!tx) return std::move(tx).error();
   auto run_id = store.ensure_run(run_meta);
   if (!run_id) return std::move(run_id).error();
-  for (const auto& p : prepared) {
+  for (const auto& p : *prepared) {
     auto s = store_file(store, *run_id, p, meta);
     if (!s) return std::move(s).error();  // the transaction rolls back: nothing of this upload stays
     summary.files.push_back(std::move(*s));

@@ -45,7 +45,7 @@ class StoreTest : public ::testing::Test {
   }
 
   std::int64_t file(std::int64_t run_id, const std::string& path, const ingest::Axes& axes, std::string_view bytes) {
-    NewFile f{path, axes.kind, axes, bytes, sha256_hex(bytes), "dev,name", 0, 0};
+    NewFile f{path, axes.kind, axes, bytes, sha256_hex(bytes), "dev,name", 0, 0, ""};
     auto id = store_->insert_file(run_id, f);
     EXPECT_TRUE(id) << id.error().message;
     return id ? *id : 0;
@@ -162,12 +162,12 @@ TEST_F(StoreTest, SupersedeReplacesRowsAndKeepsOneLiveFile) {
   const auto old_id = file(r, "a.csv", kPerf, "old");
   rows(r, old_id, kPerf, {perf_row("m", 0.5, 1, 2)});
   // A second live file for the same path is refused by the unique index.
-  NewFile dup{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0};
+  NewFile dup{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0, ""};
   auto refused = store_->insert_file(r, dup);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, ErrorKind::conflict);
 
-  NewFile replacement{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0};
+  NewFile replacement{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0, ""};
   auto new_id_result = store_->replace_file(r, old_id, replacement);
   ASSERT_TRUE(new_id_result) << new_id_result.error().message;
   const auto new_id = *new_id_result;
