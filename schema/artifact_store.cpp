@@ -22,6 +22,10 @@ constexpr std::string_view kWhereId = "WHERE a.id = ?1";
 constexpr std::string_view kRunFindings =
     "SELECT id, suite, dtype, mode, model, config, name, role, json_extract(findings, '$.findings') "
     "FROM artifacts WHERE run_id = ?1 ORDER BY id";
+constexpr std::string_view kModelFindings =
+    "SELECT a.id, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, json_extract(a.findings, '$.findings'),"
+    " r.key FROM artifacts a JOIN runs r ON r.id = a.run_id "
+    "WHERE r.platform = ?1 AND a.suite = ?2 AND a.model = ?3 ORDER BY r.created_at, r.id, a.id";
 constexpr std::string_view kSelectRaw = "SELECT compression, size, raw FROM artifacts WHERE id = ?1";
 
 bool is_gzip(std::string_view bytes) {
@@ -125,6 +129,27 @@ Result<std::vector<ArtifactFindings>> run_artifact_findings(Database& db, std::i
     f.name = st->text(6);
     f.role = st->text(7);
     f.findings_json = st->is_null(8) ? "[]" : st->text(8);
+    out.push_back(std::move(f));
+  }
+}
+
+Result<std::vector<ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
+                                                              const std::string& suite, const std::string& model) {
+  auto st = Statement::prepare(db, kModelFindings);
+  if (!st) return std::move(st).error();
+  st->bind(1, platform).bind(2, suite).bind(3, model);
+  std::vector<ArtifactFindings> out;
+  for (;;) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    ArtifactFindings f;
+    f.id = st->int64(0);
+    f.case_ref = {st->text(1), st->text(2), st->text(3), st->text(4), st->text(5)};
+    f.name = st->text(6);
+    f.role = st->text(7);
+    f.findings_json = st->is_null(8) ? "[]" : st->text(8);
+    f.run_key = st->text(9);
     out.push_back(std::move(f));
   }
 }

@@ -48,6 +48,7 @@ struct ArtifactFindings {
   CaseRef case_ref;
   std::string name, role;
   std::string findings_json;  // the classify result's "findings" array
+  std::string run_key;        // set by model_artifact_findings
 };
 
 Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& artifact);
@@ -57,6 +58,9 @@ Result<std::optional<ArtifactRecord>> find_artifact(Database& db, std::int64_t r
 // Oldest first. An empty case_ref.config matches every config.
 Result<std::vector<ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id, const CaseRef& case_ref);
 Result<std::vector<ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id);
+// Every artifact of one model on a platform, across its runs (oldest run first), for the case history.
+Result<std::vector<ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
+                                                              const std::string& suite, const std::string& model);
 Result<std::optional<ArtifactRecord>> get_artifact(Database& db, std::int64_t id);
 // The bytes as uploaded; nullopt for an unknown id.
 Result<std::optional<std::string>> artifact_bytes(Database& db, std::int64_t id);

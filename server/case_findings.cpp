@@ -176,4 +176,19 @@ json explain_case(const std::vector<SourcedFinding>& findings) {
   return out;
 }
 
+std::string findings_section_markdown(const std::vector<schema::ResultRecord>& rows,
+                                      const std::vector<std::vector<FindingSummary>>& findings) {
+  std::string out;
+  for (std::size_t i = 0; i < rows.size() && i < findings.size(); ++i) {
+    if (findings[i].empty()) continue;
+    const auto& r = rows[i];
+    out += "- " + r.suite + " " + r.model + " " + r.dtype + " " + r.mode + ": " + findings_cell(findings[i]) + "\n";
+    for (const auto& f : findings[i]) {
+      if (f.verdict == "no" || f.verdict == "none" || f.verdict == "unknown" || f.evidence.empty()) continue;
+      out += "  - " + f.classifier + " " + f.verdict + ": " + f.evidence + "\n";
+    }
+  }
+  return out.empty() ? out : "\n## Classifier findings\n\n" + out;
+}
+
 }  // namespace perftriage::server

@@ -51,6 +51,11 @@ std::string findings_cell(const std::vector<FindingSummary>& findings);
 std::string slow_table_markdown_with_findings(const std::vector<schema::ResultRecord>& rows,
                                               const std::vector<std::vector<FindingSummary>>& findings);
 
+// A "## Classifier findings" markdown section listing, for each row that has findings, its case and the
+// verdicts with their evidence; "" when no row has any (the report keeps the seed issue's shape then).
+std::string findings_section_markdown(const std::vector<schema::ResultRecord>& rows,
+                                      const std::vector<std::vector<FindingSummary>>& findings);
+
 // A finding with where it came from ("artifact 3 trace.json (compiled)", "performance row").
 struct SourcedFinding {
   std::string source;

@@ -9,6 +9,7 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
+#include "server/slow_report.hpp"
 #include "server/queries.hpp"
 
 namespace perftriage::cli {
@@ -31,17 +32,12 @@ int slow_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
     print_error(err, store.error());
     return 1;
   }
-  auto run = schema::require_run(*store, *args.get("run"), "run");
-  if (!run) {
-    print_error(err, run.error());
+  auto body = server::slow_report(*store, *args.get("run"), *threshold);
+  if (!body) {
+    print_error(err, body.error());
     return 1;
   }
-  auto rows = server::slow_cases(*store, {*run}, *threshold);
-  if (!rows) {
-    print_error(err, rows.error());
-    return 1;
-  }
-  out << cmp::slow_report_markdown(*run, *rows, *threshold);
+  out << *body;
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analyzers/compare/backlog.hpp"
+#include "schema/artifact_store.hpp"
 #include "schema/backlog_store.hpp"
 #include "analyzers/compare/change_detection.hpp"
 #include "schema/history_store.hpp"
@@ -102,12 +103,34 @@ ApiResponse get_history(const ApiRequest& req, AppContext& app) {
     }
     if (!end) current.push_back(&(*points)[i]);
   }
+  // What the classifiers found for this model on the platform, run by run (artifacts attached to cases).
+  auto artifacts = schema::model_artifact_findings((*store)->db(), q.platform, q.suite, q.model);
+  if (!artifacts) return error_response(artifacts.error());
+  json findings = json::array();
+  for (const auto& a : *artifacts) {
+    if ((!q.dtype.empty() && a.case_ref.dtype != q.dtype) || (!q.mode.empty() && a.case_ref.mode != q.mode)) continue;
+    const json list = json::parse(a.findings_json, nullptr, false);
+    if (!list.is_array()) continue;
+    for (const auto& f : list) {
+      findings.push_back({{"run", a.run_key},
+                          {"dtype", a.case_ref.dtype},
+                          {"mode", a.case_ref.mode},
+                          {"config", a.case_ref.config},
+                          {"artifact_id", a.id},
+                          {"artifact", a.name},
+                          {"role", a.role},
+                          {"classifier", f.value("classifier", "")},
+                          {"verdict", f.value("verdict", "")},
+                          {"evidence", f.value("evidence", "")}});
+    }
+  }
   return json_response(200, {{"suite", q.suite},
                              {"model", q.model},
                              {"platform", q.platform},
                              {"metric", metric},
                              {"method", cmp::describe(params)},
-                             {"series", std::move(series)}});
+                             {"series", std::move(series)},
+                             {"findings", std::move(findings)}});
 }
 
 // "Slower than eager" (speedup < 1) is kept current at ingest (schema/backlog_store.hpp); other thresholds

@@ -8,6 +8,7 @@
 #include "server/app_context.hpp"
 #include "server/queries.hpp"
 #include "server/routes/routes.hpp"
+#include "server/slow_report.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -20,11 +21,9 @@ ApiResponse slow_report(const std::string& key, const std::string& threshold_tex
   if (!threshold) return error_response(threshold.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto run = schema::require_run(**store, key, "run");
-  if (!run) return error_response(run.error());
-  auto rows = slow_cases(**store, {*run}, *threshold);
-  if (!rows) return error_response(rows.error());
-  return text_response(200, kMarkdown, cmp::slow_report_markdown(*run, *rows, *threshold));
+  auto body = server::slow_report(**store, key, *threshold);
+  if (!body) return error_response(body.error());
+  return text_response(200, kMarkdown, std::move(*body));
 }
 
 ApiResponse get_run_report(const ApiRequest& req, AppContext& app) {

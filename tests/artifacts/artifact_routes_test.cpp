@@ -443,5 +443,41 @@ TEST_F(ArtifactRoutesTest, SlowWithABadFormatIsStill400) {
   EXPECT_EQ(body(r)["error"]["code"], "bad_format");
 }
 
+// --- findings in the reports and the case history ---
+
+TEST_F(ArtifactRoutesTest, SlowReportListsTheClassifierFindingsAfterTheTable) {
+  auto plain = call("GET", "/api/v1/runs/bmg-release-2.12/report.md");
+  ASSERT_EQ(plain.status, 200u) << plain.body;
+  EXPECT_EQ(plain.body.find("## Classifier findings"), std::string::npos);  // no artifact yet: the seed's shape
+  ASSERT_EQ(attach("xpu_math_fallback.json").status, 201u);
+  auto report = call("GET", "/api/v1/runs/bmg-release-2.12/report.md");
+  ASSERT_EQ(report.status, 200u) << report.body;
+  EXPECT_EQ(report.body.rfind(plain.body, 0), 0u) << "the report body before the findings must not change";
+  const auto section = report.body.find("## Classifier findings");
+  ASSERT_NE(section, std::string::npos) << report.body;
+  EXPECT_NE(report.body.find("- huggingface BertForQuestionAnswering bfloat16 inference: attention: math_fallback",
+                             section),
+            std::string::npos)
+      << report.body.substr(section);
+  EXPECT_NE(report.body.find("  - attention math_fallback: ", section), std::string::npos);
+}
+
+TEST_F(ArtifactRoutesTest, CaseHistoryCarriesTheFindingsOfEachRun) {
+  ASSERT_EQ(attach("xpu_math_fallback.json", "&role=compiled").status, 201u);
+  auto r = call("GET", "/api/v1/cases/huggingface/BertForQuestionAnswering/history?platform=BMG&dtype=bfloat16");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  const auto findings = body(r)["findings"];
+  ASSERT_TRUE(findings.is_array());
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0]["run"], "bmg-release-2.12");
+  EXPECT_EQ(findings[0]["role"], "compiled");
+  EXPECT_EQ(findings[0]["classifier"], "attention");
+  EXPECT_EQ(findings[0]["verdict"], "math_fallback");
+  auto other_dtype =
+      call("GET", "/api/v1/cases/huggingface/BertForQuestionAnswering/history?platform=BMG&dtype=amp_bf16");
+  ASSERT_EQ(other_dtype.status, 200u) << other_dtype.body;
+  EXPECT_TRUE(body(other_dtype)["findings"].empty());
+}
+
 }  // namespace
 }  // namespace perftriage::server
