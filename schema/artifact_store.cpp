@@ -33,6 +33,17 @@ bool is_gzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+// Columns of kRunFindings / kModelFindings: id, suite, dtype, mode, model, config, name, role, findings.
+ArtifactFindings read_findings(const Statement& st) {
+  ArtifactFindings f;
+  f.id = st.int64(0);
+  f.case_ref = {st.text(1), st.text(2), st.text(3), st.text(4), st.text(5)};
+  f.name = st.text(6);
+  f.role = st.text(7);
+  f.findings_json = st.is_null(8) ? "[]" : st.text(8);
+  return f;
+}
+
 ArtifactRecord read_artifact(const Statement& st) {
   ArtifactRecord a;
   int c = 0;
@@ -54,16 +65,6 @@ ArtifactRecord read_artifact(const Statement& st) {
   a.result_json = st.text(c++);
   a.created_at = st.text(c++);
   return a;
-}
-
-Result<std::vector<ArtifactRecord>> collect(Statement& st) {
-  std::vector<ArtifactRecord> out;
-  for (;;) {
-    auto row = st.step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    out.push_back(read_artifact(st));
-  }
 }
 
 Result<std::optional<ArtifactRecord>> first(Statement& st) {
@@ -111,26 +112,14 @@ Result<std::vector<ArtifactRecord>> case_artifacts(Database& db, std::int64_t ru
   auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereCase));
   if (!st) return std::move(st).error();
   bind_case(*st, run_id, case_ref).bind(6, case_ref.config);
-  return collect(*st);
+  return collect<ArtifactRecord>(*st, read_artifact);
 }
 
 Result<std::vector<ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
   auto st = Statement::prepare(db, kRunFindings);
   if (!st) return std::move(st).error();
   st->bind(1, run_id);
-  std::vector<ArtifactFindings> out;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    ArtifactFindings f;
-    f.id = st->int64(0);
-    f.case_ref = {st->text(1), st->text(2), st->text(3), st->text(4), st->text(5)};
-    f.name = st->text(6);
-    f.role = st->text(7);
-    f.findings_json = st->is_null(8) ? "[]" : st->text(8);
-    out.push_back(std::move(f));
-  }
+  return collect<ArtifactFindings>(*st, read_findings);
 }
 
 Result<std::vector<ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
@@ -138,20 +127,11 @@ Result<std::vector<ArtifactFindings>> model_artifact_findings(Database& db, cons
   auto st = Statement::prepare(db, kModelFindings);
   if (!st) return std::move(st).error();
   st->bind(1, platform).bind(2, suite).bind(3, model);
-  std::vector<ArtifactFindings> out;
-  for (;;) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    ArtifactFindings f;
-    f.id = st->int64(0);
-    f.case_ref = {st->text(1), st->text(2), st->text(3), st->text(4), st->text(5)};
-    f.name = st->text(6);
-    f.role = st->text(7);
-    f.findings_json = st->is_null(8) ? "[]" : st->text(8);
-    f.run_key = st->text(9);
-    out.push_back(std::move(f));
-  }
+  return collect<ArtifactFindings>(*st, [](const Statement& s) {
+    ArtifactFindings f = read_findings(s);
+    f.run_key = s.text(9);
+    return f;
+  });
 }
 
 Result<std::optional<ArtifactRecord>> get_artifact(Database& db, std::int64_t id) {

@@ -35,17 +35,6 @@ constexpr std::string_view kBacklogRows =
     " AND x.config = s.config AND x.model = s.model AND x.kind = 'performance' "
     "WHERE x.run_id IN platform_runs";
 
-template <class T, class Reader>
-Result<std::vector<T>> collect(Statement& st, Reader read) {
-  std::vector<T> out;
-  for (;;) {
-    auto row = st.step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    out.push_back(read(st));
-  }
-}
-
 void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, ResultRecord& r) {
   r.suite = st.text(0);
   r.dtype = st.text(1);

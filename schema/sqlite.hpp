@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 
@@ -85,6 +86,18 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   sqlite3* db_ = nullptr;
 };
+
+// Steps a statement to the end, turning each row into a T with `read(const Statement&)`.
+template <class T, class Reader>
+Result<std::vector<T>> collect(Statement& st, Reader read) {
+  std::vector<T> out;
+  for (;;) {
+    auto row = st.step();
+    if (!row) return std::move(row).error();
+    if (!*row) return out;
+    out.push_back(read(st));
+  }
+}
 
 // BEGIN IMMEDIATE for writes (takes the write lock up front, so busy_timeout applies at the start
 // instead of failing on upgrade mid-transaction); BEGIN DEFERRED for consistent multi-query reads.

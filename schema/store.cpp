@@ -168,17 +168,6 @@ ResultRecord read_result(const Statement& st) {
   return r;
 }
 
-template <class T, class Reader>
-Result<std::vector<T>> collect(Statement& st, Reader read) {
-  std::vector<T> out;
-  for (;;) {
-    auto row = st.step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    out.push_back(read(st));
-  }
-}
-
 template <class Reader>
 auto first(Statement& st, Reader read) -> Result<std::optional<decltype(read(st))>> {
   auto row = st.step();

@@ -2,32 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "common/text_cells.hpp"
+
 namespace perftriage::analyzers::compare {
 
-std::string md_cell(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string md_cell(const std::string& s) { return perftriage::md_cell(s); }
+std::string csv_cell(const std::string& s) { return perftriage::csv_cell(s); }
 
 std::string fixed(const std::optional<double>& v, int digits) {
   return v ? fmt::format("{:.{}f}", *v, digits) : std::string{};

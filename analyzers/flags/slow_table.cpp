@@ -3,38 +3,14 @@
 #include <algorithm>
 #include <tuple>
 
+#include "common/text_cells.hpp"
+
 namespace perftriage::analyzers {
 namespace {
 
 std::string speedup_cell(const schema::ResultRecord& r) {
   if (!r.speedup_text.empty()) return r.speedup_text;
   return r.speedup ? std::to_string(*r.speedup) : std::string{};
-}
-
-// Markdown cells: a pipe or newline inside a model name must not break the table.
-std::string md_cell(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
