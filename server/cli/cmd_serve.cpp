@@ -105,7 +105,15 @@ int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
   settings.web_dir = args->get_or("web-dir", "");
   settings.threads = std::max(2u, std::thread::hardware_concurrency());
   if (auto t = args->get("threads")) settings.threads = static_cast<unsigned>(std::max(1, std::atoi(t->c_str())));
-  if (auto mb = args->get("max-body-mb")) settings.max_body_bytes = std::stoull(*mb) << 20;
+  if (auto mb = args->get("max-body-mb")) {
+    std::size_t value = 0;
+    const auto [ptr, ec] = std::from_chars(mb->data(), mb->data() + mb->size(), value);
+    if (ec != std::errc() || ptr != mb->data() + mb->size() || value == 0 || value > (1u << 20)) {
+      err << "perftriage: --max-body-mb takes a whole number of MiB, got '" << *mb << "'\n";
+      return 2;
+    }
+    settings.max_body_bytes = value << 20;
+  }
   auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
   if (!threshold) {
     print_error(err, threshold.error());
