@@ -111,41 +111,41 @@ ApiResponse get_case(const ApiRequest& req, AppContext& app) {
   return json_response(200, body);
 }
 
+// The artifact named by the path's {id}: 400 for a malformed id, 404 for an unknown one.
+Result<schema::ArtifactRecord> artifact_from_param(schema::Database& db, const std::string& param) {
+  auto id = artifact_id(param);
+  if (!id) return std::move(id).error();
+  auto artifact = schema::get_artifact(db, *id);
+  if (!artifact) return std::move(artifact).error();
+  if (!*artifact) {
+    return make_error(ErrorKind::not_found, "no_artifact", "no artifact with id " + std::to_string(*id), {}, 0, "id");
+  }
+  return std::move(**artifact);
+}
+
 ApiResponse get_artifact(const ApiRequest& req, AppContext& app) {
-  auto id = artifact_id(req.params.at(0));
-  if (!id) return error_response(id.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto artifact = schema::get_artifact((*store)->db(), *id);
+  auto artifact = artifact_from_param((*store)->db(), req.params.at(0));
   if (!artifact) return error_response(artifact.error());
-  if (!*artifact) {
-    return error_response(make_error(ErrorKind::not_found, "no_artifact",
-                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
-  }
-  return json_response(200, artifact_json(**artifact));
+  return json_response(200, artifact_json(*artifact));
 }
 
 ApiResponse get_artifact_raw(const ApiRequest& req, AppContext& app) {
-  auto id = artifact_id(req.params.at(0));
-  if (!id) return error_response(id.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto artifact = schema::get_artifact((*store)->db(), *id);
+  auto artifact = artifact_from_param((*store)->db(), req.params.at(0));
   if (!artifact) return error_response(artifact.error());
-  if (!*artifact) {
-    return error_response(make_error(ErrorKind::not_found, "no_artifact",
-                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
-  }
-  auto bytes = schema::artifact_bytes((*store)->db(), *id);
+  auto bytes = schema::artifact_bytes((*store)->db(), artifact->id);
   if (!bytes) return error_response(bytes.error());
   if (!*bytes) {  // deleted between the two reads
     return error_response(make_error(ErrorKind::not_found, "no_artifact",
-                                     "no artifact with id " + std::to_string(*id), {}, 0, "id"));
+                                     "no artifact with id " + std::to_string(artifact->id), {}, 0, "id"));
   }
-  const bool gzip = (*artifact)->compression == "gzip";
+  const bool gzip = artifact->compression == "gzip";
   ApiResponse res = text_response(200, gzip ? "application/gzip" : "application/octet-stream", std::move(**bytes));
   res.headers.emplace_back("Content-Disposition",
-                           "attachment; filename=\"" + header_file_name((*artifact)->name) + "\"");
+                           "attachment; filename=\"" + header_file_name(artifact->name) + "\"");
   return res;
 }
 
