@@ -28,4 +28,11 @@ void print_error(std::ostream& err, const Error& e) {
   err << e.message << " (" << e.code << ")\n";
 }
 
+std::optional<std::string> table_format(const ParsedArgs& args, std::ostream& err) {
+  std::string format = args.has("json") ? "json" : args.get_or("format", "md");
+  if (format == "md" || format == "csv" || format == "json") return format;
+  err << "perftriage: --format must be md, csv or json\n";
+  return std::nullopt;
+}
+
 }  // namespace perftriage::cli

@@ -1,9 +1,11 @@
 #pragma once
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "common/result.hpp"
 #include "schema/store.hpp"
+#include "server/cli/args.hpp"
 
 namespace perftriage::cli {
 
@@ -13,5 +15,7 @@ inline constexpr const char* kDefaultDb = "var/perftriage.sqlite";
 Result<schema::Store> open_store(const std::string& path);
 // "perftriage: FILE:LINE: column COLUMN: message (code)" on one line.
 void print_error(std::ostream& err, const Error& e);
+// A table's output format: --json, or --format md|csv|json (default md). nullopt after saying why on `err`.
+std::optional<std::string> table_format(const ParsedArgs& args, std::ostream& err);
 
 }  // namespace perftriage::cli

@@ -9,6 +9,7 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
+#include "server/comparison.hpp"
 #include "server/http_types.hpp"
 
 namespace perftriage::cli {
@@ -21,11 +22,9 @@ int cmd_compare(const Args& argv, std::ostream& out, std::ostream& err) {
     print_error(err, args.error());
     return 2;
   }
-  const std::string format = args->has("json") ? "json" : args->get_or("format", "md");
-  if (format != "md" && format != "csv" && format != "json") {
-    err << "perftriage: --format must be md, csv or json\n";
-    return 2;
-  }
+  const auto format_choice = table_format(*args, err);
+  if (!format_choice) return 2;
+  const std::string& format = *format_choice;
   if (!args->get("target")) {
     err << "perftriage: compare needs --target KEY (and --base KEY|previous|TAG, default previous)\n";
     return 2;
@@ -41,15 +40,15 @@ int cmd_compare(const Args& argv, std::ostream& out, std::ostream& err) {
     print_error(err, store.error());
     return 1;
   }
-  auto input = schema::load_comparison(*store, args->get_or("base", "previous"), *args->get("target"));
-  if (!input) {
-    print_error(err, input.error());
+  auto comparison = server::compare_runs(*store, args->get_or("base", "previous"), *args->get("target"), *thresholds);
+  if (!comparison) {
+    print_error(err, comparison.error());
     return 1;
   }
-  const auto cases = cmp::compare_cases(input->base_rows, input->target_rows, *thresholds);
-  const auto aggregates = cmp::aggregate(cases);
-  const auto& base = input->base.meta.key;
-  const auto& target = input->target.meta.key;
+  const auto& cases = comparison->cases;
+  const auto& aggregates = comparison->aggregates;
+  const auto& base = comparison->base.meta.key;
+  const auto& target = comparison->target.meta.key;
   if (format == "md") out << cmp::compare_markdown(base, target, *thresholds, cases, aggregates);
   if (format == "csv") out << cmp::compare_csv(cases);
   if (format == "json") out << server::dump_json(cmp::compare_json(base, target, *thresholds, cases, aggregates)) << "\n";

@@ -9,6 +9,7 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
+#include "server/comparison.hpp"
 #include "server/slow_report.hpp"
 #include "server/queries.hpp"
 
@@ -57,13 +58,12 @@ int regression_report(const ParsedArgs& args, std::ostream& out, std::ostream& e
     print_error(err, store.error());
     return 1;
   }
-  auto input = schema::load_comparison(*store, args.get_or("base", "previous"), *args.get("target"));
-  if (!input) {
-    print_error(err, input.error());
+  auto c = server::compare_runs(*store, args.get_or("base", "previous"), *args.get("target"), *thresholds);
+  if (!c) {
+    print_error(err, c.error());
     return 1;
   }
-  const auto cases = cmp::compare_cases(input->base_rows, input->target_rows, *thresholds);
-  out << cmp::regression_report_markdown(input->base, input->target, cases, cmp::aggregate(cases), *thresholds);
+  out << cmp::regression_report_markdown(c->base, c->target, c->cases, c->aggregates, *thresholds);
   return 0;
 }
 

@@ -16,11 +16,9 @@ int cmd_slow(const Args& argv, std::ostream& out, std::ostream& err) {
     print_error(err, args.error());
     return 2;
   }
-  const std::string format = args->has("json") ? "json" : args->get_or("format", "md");
-  if (format != "md" && format != "csv" && format != "json") {
-    err << "perftriage: --format must be md, csv or json\n";
-    return 2;
-  }
+  const auto format_choice = table_format(*args, err);
+  if (!format_choice) return 2;
+  const std::string& format = *format_choice;
   auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
   if (!threshold) {
     print_error(err, threshold.error());

@@ -5,6 +5,7 @@
 #include "analyzers/compare/compare_render.hpp"
 #include "schema/history_store.hpp"
 #include "server/app_context.hpp"
+#include "server/comparison.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -22,12 +23,12 @@ ApiResponse get_compare(const ApiRequest& req, AppContext& app) {
   if (!thresholds) return error_response(thresholds.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto input = schema::load_comparison(**store, req.q("base", "previous"), req.q("target"));
-  if (!input) return error_response(input.error());
-  const auto cases = cmp::compare_cases(input->base_rows, input->target_rows, *thresholds);
-  const auto aggregates = cmp::aggregate(cases);
-  const auto& base = input->base.meta.key;
-  const auto& target = input->target.meta.key;
+  auto comparison = compare_runs(**store, req.q("base", "previous"), req.q("target"), *thresholds);
+  if (!comparison) return error_response(comparison.error());
+  const auto& cases = comparison->cases;
+  const auto& aggregates = comparison->aggregates;
+  const auto& base = comparison->base.meta.key;
+  const auto& target = comparison->target.meta.key;
   if (format == "md") {
     return text_response(200, "text/markdown; charset=utf-8",
                          cmp::compare_markdown(base, target, *thresholds, cases, aggregates));

@@ -6,6 +6,7 @@
 #include "analyzers/compare/report.hpp"
 #include "schema/history_store.hpp"
 #include "server/app_context.hpp"
+#include "server/comparison.hpp"
 #include "server/queries.hpp"
 #include "server/routes/routes.hpp"
 #include "server/slow_report.hpp"
@@ -41,12 +42,10 @@ ApiResponse get_report(const ApiRequest& req, AppContext& app) {
   if (!thresholds) return error_response(thresholds.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto input = schema::load_comparison(**store, req.q("base", "previous"), req.q("target"));
-  if (!input) return error_response(input.error());
-  const auto cases = cmp::compare_cases(input->base_rows, input->target_rows, *thresholds);
+  auto c = compare_runs(**store, req.q("base", "previous"), req.q("target"), *thresholds);
+  if (!c) return error_response(c.error());
   return text_response(200, kMarkdown,
-                       cmp::regression_report_markdown(input->base, input->target, cases, cmp::aggregate(cases),
-                                                       *thresholds));
+                       cmp::regression_report_markdown(c->base, c->target, c->cases, c->aggregates, *thresholds));
 }
 
 }  // namespace

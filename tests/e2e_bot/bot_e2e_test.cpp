@@ -145,7 +145,7 @@ TEST_F(BotE2E, SignedButNotJsonIs400) {
 TEST_F(BotE2E, MissingDeliveryIdIs400) {
   start();
   const std::string body = issue_payload("opened", "alice").dump();
-  auto r = http_call_headers(port(), "POST", "/webhooks/github",
+  auto r = http_request(port(), "POST", "/webhooks/github",
                              {{"X-GitHub-Event", "issues"},
                               {"X-Hub-Signature-256", "sha256=" + server::webhook::hmac_sha256_hex(kSecret, body)}},
                              body);

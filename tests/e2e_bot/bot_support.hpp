@@ -1,9 +1,5 @@
 #pragma once
 // Helpers for the bot's end-to-end tests: signed webhook posts, payloads, waiting for the outbox to drain.
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -31,29 +27,6 @@ inline constexpr const char* kSeedTitle =
 
 inline std::string seed_body() { return read_bytes(fixture("labeler/seed_3761_body.md")); }
 
-inline HttpReply http_call_headers(unsigned short port, const std::string& method, const std::string& target,
-                                   const std::map<std::string, std::string>& headers, const std::string& body) {
-  namespace beast = boost::beast;
-  namespace http = beast::http;
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::resolver resolver(ioc);
-  beast::tcp_stream stream(ioc);
-  stream.expires_after(std::chrono::seconds(30));
-  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
-  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
-  req.set(http::field::host, "127.0.0.1");
-  for (const auto& [k, v] : headers) req.set(k, v);
-  req.body() = body;
-  req.prepare_payload();
-  http::write(stream, req);
-  beast::flat_buffer buffer;
-  http::response<http::string_body> res;
-  http::read(stream, buffer, res);
-  beast::error_code ec;
-  stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-  return {static_cast<unsigned>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
-}
-
 // POST /webhooks/github signed with `secret` ("" = no signature header).
 inline HttpReply send_webhook(unsigned short port, const std::string& event, const std::string& delivery,
                               const std::string& body, const std::string& secret = kSecret) {
@@ -61,7 +34,7 @@ inline HttpReply send_webhook(unsigned short port, const std::string& event, con
                                              {"X-GitHub-Event", event},
                                              {"X-GitHub-Delivery", delivery}};
   if (!secret.empty()) headers["X-Hub-Signature-256"] = "sha256=" + server::webhook::hmac_sha256_hex(secret, body);
-  return http_call_headers(port, "POST", "/webhooks/github", headers, body);
+  return http_request(port, "POST", "/webhooks/github", headers, body);
 }
 
 inline nlohmann::json issue_payload(const std::string& action, const std::string& sender,

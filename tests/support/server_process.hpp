@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,8 +24,9 @@ struct HttpReply {
   std::string content_type;
 };
 
-inline HttpReply http_call(unsigned short port, const std::string& method, const std::string& target,
-                           const std::string& content_type = {}, const std::string& body = {}) {
+// One request on a fresh connection; `headers` are sent as given.
+inline HttpReply http_request(unsigned short port, const std::string& method, const std::string& target,
+                              const std::map<std::string, std::string>& headers, const std::string& body = {}) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   boost::asio::io_context ioc;
@@ -34,7 +36,7 @@ inline HttpReply http_call(unsigned short port, const std::string& method, const
   stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
-  if (!content_type.empty()) req.set(http::field::content_type, content_type);
+  for (const auto& [name, value] : headers) req.set(name, value);
   req.body() = body;
   req.prepare_payload();
   http::write(stream, req);
@@ -46,6 +48,13 @@ inline HttpReply http_call(unsigned short port, const std::string& method, const
   beast::error_code ec;
   stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   return {static_cast<unsigned>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
+}
+
+inline HttpReply http_call(unsigned short port, const std::string& method, const std::string& target,
+                           const std::string& content_type = {}, const std::string& body = {}) {
+  std::map<std::string, std::string> headers;
+  if (!content_type.empty()) headers["Content-Type"] = content_type;
+  return http_request(port, method, target, headers, body);
 }
 
 class ServerProcess {
