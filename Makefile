@@ -23,6 +23,7 @@ run: build-release
 
 test: build-dev
 	ctest --preset dev
+	$(MAKE) --no-print-directory test-fuzz
 
 # Benchmarks build in the release preset only (the dev preset used by `make test` skips them).
 bench: build-release
@@ -31,3 +32,20 @@ bench: build-release
 
 clean:
 	rm -rf build
+
+# --- fuzzing (issue 10): libFuzzer harnesses in fuzz/, clang, preset `fuzz` (build/fuzz) ---
+# `make test` runs test-fuzz: every harness for 30 s through fuzz/run.sh (ctest label fuzz).
+# `make fuzz FUZZ_SECONDS=600 [FUZZ_TARGETS="trace archive"]`: each harness in turn, summary per target.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
+.PHONY: build-fuzz test-fuzz fuzz
+
+build-fuzz: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+
+test-fuzz: build-fuzz
+	ctest --preset fuzz
+
+fuzz: build-fuzz
+	fuzz/run-all.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

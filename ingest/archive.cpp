@@ -201,6 +201,11 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
 
     InputFile f;
     f.path = std::move(norm);
+    // one allocation of the stated size (appending 64 KiB at a time would double the buffer up to 2x the member);
+    // the stated size is only a hint: the limits below count the bytes actually read
+    if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > 0)
+      f.bytes.reserve(std::min({static_cast<std::size_t>(archive_entry_size(entry)), limits.max_entry_bytes,
+                                limits.max_total_bytes - total}));
     for (;;) {
       const la_ssize_t got = archive_read_data(ar.get(), buf.data(), buf.size());
       if (got == 0) break;

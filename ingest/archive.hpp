@@ -12,6 +12,9 @@ namespace perftriage::ingest {
 
 struct UnpackLimits {
   std::size_t max_entries = 10'000;
+  // parts of a multipart/form-data body (one per file): a nightly is ~60 files, a release tree a few hundred;
+  // more files travel as an archive. Past it: 413 "too_many_parts", before the extra parts are read.
+  std::size_t max_parts = 1'000;
   std::size_t max_entry_bytes = 512ull << 20;   // one uncompressed member
   std::size_t max_total_bytes = 2048ull << 20;  // all members together
 };
@@ -35,7 +38,20 @@ struct MultipartPart {
   std::string body;
 };
 
-// RFC 7578 multipart/form-data. `content_type` is the request's full Content-Type header value.
-Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type);
+// A part whose body is a view into the request body (valid while the body is).
+struct MultipartPartView {
+  std::string name;
+  std::string filename;
+  std::string content_type;
+  std::string_view body;
+};
+
+// RFC 7578 multipart/form-data. `content_type` is the request's full Content-Type header value. More than
+// `max_parts` parts: Error too_large "too_many_parts", found when part max_parts + 1 starts.
+Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type,
+                                                   std::size_t max_parts = UnpackLimits{}.max_parts);
+// The same without copying the part bodies.
+Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view body, std::string_view content_type,
+                                                             std::size_t max_parts = UnpackLimits{}.max_parts);
 
 }  // namespace perftriage::ingest

@@ -6,10 +6,14 @@
 // - Numbers: std::from_chars, locale-free. An empty cell is nullopt. "nan"/"inf" are accepted and stored as
 //   nullopt (the harness writes them when a ratio has no value); any other non-numeric text in a numeric column
 //   is an Error "bad_number" naming file, 1-based physical line and column (header name).
+// - nan / inf / out-of-range in speedup, abs_latency, compilation_latency or batch_size set ResultRow::non_finite;
+//   with a negative value in one of them the row holds_impossible_value(): it is never the passing row of a
+//   duplicate group, and analyzers/flags flags it `invalid` (neither passing nor slow). Values stay as written.
 // - eager_peak_mem == 0 and dynamo_peak_mem == 0 together (XPU: memory not measured): both memories and the
 //   compression_ratio are nullopt.
-// - A row shorter than the header is a short row (short_row = true, missing cells nullopt). Cells beyond the
-//   header are kept in `extra` as ("col<N>", text), N = 1-based cell position in the row.
+// - A row shorter than the header is a short row (short_row = true, missing cells nullopt). Non-empty cells
+//   beyond the header are kept in `extra` as ("col<N>", text), N = 1-based cell position in the row, within the
+//   CsvLimits below; EMPTY cells beyond the header are never kept (a row padded with commas stores nothing).
 // - Columns without a ResultRow field (tag, baseline, speedup_vs_baseline, cache_lookup_latency, elapsed, the
 //   prefix columns scenario/suite/dtype/mode, anything unknown) are kept in `extra` as (header name, text).
 // - A last header cell ending in ".csv" is the CI-appended file-name column: it is dropped from every row
@@ -22,6 +26,23 @@
 //   batch_size > 0, not short; accuracy: pass / pass_due_to_skip / eager_variation), then (2) the smallest
 //   positive abs_latency, then (3) the first in the file. Kept rows stay in file order; duplicates_dropped
 //   counts the others.
+// - Limits (CsvLimits, records.hpp; issue 10: a row of 10 MB of commas cost 2.7 GB, and every later read of it
+//   79 MB of JSON). Real harness files have <= 30 columns, cells <= ~100 bytes and at most one CI-appended cell.
+//   * max_columns 512: a header line with more cells is refused ("too_many_columns", file, line). Also bounds the
+//     cells materialised per line (512 + 1 views); cells past them are only counted by the reader, so a line of
+//     ten million commas costs one scan.
+//   * max_cell_bytes 4096: a longer cell (trimmed / unescaped) on a header or data line is refused
+//     ("cell_too_long", file, line, column = header name or col<N>). Comment and blank lines are not checked.
+//   * max_extra_cells 16 and max_extra_bytes 1024 per row: non-empty cells past the header are kept in order
+//     until either bound is reached; the rest of the row's extra cells are dropped and counted in one
+//     ParsedResults::warnings entry per file ("extra_cells_dropped": rows affected, cells dropped, first line),
+//     which the upload summary lists. Dropping is a warning, not an error: the measured columns are intact.
+//   Unknown NAMED columns (inside the header) are kept whole: at most 512 x 4 KiB, proportional to the row.
+// - Two ways to read: parse_results_csv() materialises every kept row (tests, small callers); scan_results_csv()
+//   validates the same way but keeps 24 bytes a kept row (offset, line, header) and for_each_result_row() reads
+//   the kept rows again one at a time, so ingest never holds a ResultRow per row (a ResultRow is ~400 bytes plus
+//   its strings: 4x the CSV text). Re-reading costs one more parse of the kept rows (~300 MB/s) at insert time.
+//   Header lines are remembered by location too; a header followed by no row replaces the previous one.
 #include "ingest/benchmark_csv.hpp"
 
 #if defined(__linux__)
@@ -179,20 +200,9 @@ struct UniformAxis {
 };
 
 bool is_passing(const ResultRow& r, bool performance) {
+  if (holds_impossible_value(r)) return false;
   if (performance) return r.speedup && *r.speedup > 0 && r.batch_size > 0 && !r.short_row;
   return r.accuracy == "pass" || r.accuracy == "pass_due_to_skip" || r.accuracy == "eager_variation";
-}
-
-// Whether candidate `b` should replace the kept row `a` (rule in the file comment).
-bool better(const ResultRow& a, const ResultRow& b, bool performance) {
-  const bool pa = is_passing(a, performance);
-  const bool pb = is_passing(b, performance);
-  if (pa != pb) return pb;
-  const bool la = a.abs_latency_ms && *a.abs_latency_ms > 0;
-  const bool lb = b.abs_latency_ms && *b.abs_latency_ms > 0;
-  if (la && lb) return *b.abs_latency_ms < *a.abs_latency_ms;
-  if (la != lb) return lb;
-  return false;
 }
 
 // Word-at-a-time multiplicative hash of (dev, model): cheap, and good enough for grouping (equal keys are
@@ -235,12 +245,105 @@ std::string shorten(std::string_view v) {
   return out;
 }
 
+// At most max_columns + 1 cells of a line are materialised: enough to see that a header has too many, and more
+// than a row can use (cells past the header are extra cells, of which at most max_extra_cells are kept).
+csv::CellLimits cell_limits(const CsvLimits& l) { return csv::CellLimits{l.max_columns + 1, l.max_cell_bytes}; }
+
+void clear_row(ResultRow& r) {  // keeps the strings' capacity: no allocation per row when rows are not kept
+  r.line = 0;
+  r.dev.clear();
+  r.model.clear();
+  r.batch_size = 0;
+  r.speedup.reset();
+  r.speedup_text.clear();
+  r.abs_latency_ms.reset();
+  r.compilation_latency_s.reset();
+  r.compression_ratio.reset();
+  r.eager_peak_mem_gb.reset();
+  r.dynamo_peak_mem_gb.reset();
+  r.calls_captured.reset();
+  r.unique_graphs.reset();
+  r.graph_breaks.reset();
+  r.unique_graph_breaks.reset();
+  r.autograd_captures.reset();
+  r.autograd_compiles.reset();
+  r.cudagraph_skips.reset();
+  r.fallbacks_to_eager.reset();
+  r.accuracy.clear();
+  r.short_row = false;
+  r.non_finite = false;
+  r.extra.clear();
+}
+
 class Parser {
  public:
-  Parser(std::string_view bytes, std::string_view file) : bytes_(bytes), file_(file), reader_(bytes) {}
+  // rows: every kept row materialised (parse_results_csv); scan: validate everything, keep locations
+  // (scan_results_csv); replay: read kept rows again from their locations (for_each_result_row).
+  enum class Mode { rows, scan, replay };
 
-  Result<ParsedResults> run() {
-    // one pass of memchr to size the row vector and the duplicate index (no reallocation while parsing)
+  Parser(std::string_view bytes, std::string_view file, const CsvLimits& limits, Mode mode)
+      : bytes_(bytes), file_(file), limits_(limits), mode_(mode), reader_(bytes, cell_limits(limits)) {}
+
+  Result<ParsedResults> parse() {
+    PT_TRY(read_all());
+    finish();
+    return std::move(out_);
+  }
+
+  Result<ScannedResults> scan() {
+    PT_TRY(read_all());
+    finish();
+    ScannedResults s;
+    s.summary = std::move(out_);
+    s.rows = std::move(locations_);
+    s.headers.reserve(header_locs_.size());
+    for (const auto& h : header_locs_) s.headers.push_back(RecordLocation{h.offset, h.line, 0});
+    s.limits = limits_;
+    return s;
+  }
+
+  Result<void> replay(const ScannedResults& scan, const std::function<bool(const ResultRow&)>& fn) {
+    csv::Record rec;
+    std::uint32_t current = ~std::uint32_t{0};
+    for (const auto& loc : scan.rows) {
+      if (loc.header != current) {
+        if (loc.header >= scan.headers.size()) return changed();
+        reader_.seek(scan.headers[loc.header].offset, scan.headers[loc.header].line);
+        if (!reader_.next_split(rec, cells_, scratch_)) return changed();
+        header_ = make_header(cells_, rec.line);
+        if (!header_.has_name || header_.kind.empty()) return changed();
+        performance_ = header_.kind == "performance";
+        current = loc.header;
+      }
+      reader_.seek(loc.offset, loc.line);
+      if (!reader_.next_split(rec, cells_, scratch_)) return changed();
+      if (!add_row(rec, loc.offset)) return std::move(*err_);
+      if (!fn(cur_)) break;
+    }
+    return {};
+  }
+
+ private:
+  // A header line rows are read with: where it is, and what dedup needs to find (dev, name) of a row again.
+  struct HeaderLoc {
+    std::uint64_t offset = 0;
+    std::int64_t line = 0;
+    std::size_t name_idx = 0;
+    std::size_t dev_idx = 0;  // csv::kNoCell when the header has no dev column
+    std::size_t width = 0;
+    bool filename_col = false;
+  };
+  // What duplicate resolution needs of a row (the rule in the file comment), and where it is.
+  struct RowRef {
+    std::uint64_t offset;
+    std::int64_t line;
+    double latency;  // abs_latency when > 0, else 0
+    std::uint32_t header;
+    bool passing;
+  };
+
+  Result<void> read_all() {
+    // one pass of memchr to size the row vectors and the duplicate index (no reallocation while parsing)
     std::size_t lines = 1;
     for (const char* p = bytes_.empty() ? nullptr : bytes_.data(); p != nullptr;) {
       const std::size_t off = static_cast<std::size_t>(p - bytes_.data());
@@ -251,12 +354,17 @@ class Parser {
       }
     }
     lines = std::min(lines, bytes_.size() / 40 + 16);  // a real row is longer than 40 bytes; vectors still grow
-    out_.rows.reserve(lines);
+    if (mode_ == Mode::rows) {
+      out_.rows.reserve(lines);
+      advise_huge_pages(out_.rows.data(), out_.rows.capacity() * sizeof(ResultRow));
+    }
+    refs_.reserve(lines);
     keys_.reserve(lines);
-    advise_huge_pages(out_.rows.data(), out_.rows.capacity() * sizeof(ResultRow));
     csv::Record rec;
     bool have_header = false;
-    while (reader_.next_split(rec, cells_, scratch_)) {
+    for (;;) {
+      const std::size_t at = reader_.pos();
+      if (!reader_.next_split(rec, cells_, scratch_)) break;
       if (rec.unterminated_quote)
         return make_error(ErrorKind::invalid_input, "unterminated_quote",
                           fmt::format("{}: line {}: a quoted cell is never closed", file_, rec.line), std::string(file_),
@@ -269,35 +377,38 @@ class Parser {
           probe[0] = strip_hash(probe[0]);
           if (!contains_cell(probe, "name")) continue;  // an ordinary comment before the header
         }
+        PT_TRY(check_header_line(rec, true));
         header_ = make_header(cells_, rec.line);
         if (!header_.has_name || header_.kind.empty()) return no_header(rec.line);
+        adopt_header(at, rec.line);
         have_header = true;
         out_.kind = header_.kind;
         performance_ = header_.kind == "performance";
         continue;
       }
       if (t.front() == '#') continue;
-      if (all_empty()) continue;
+      if (all_empty(rec)) continue;
       if (looks_like_header()) {
         Header h = make_header(cells_, rec.line);
         if (h.has_name && !h.kind.empty()) {
+          PT_TRY(check_header_line(rec, true));
           if (h.kind != header_.kind)
             return make_error(ErrorKind::invalid_input, "mixed_kinds",
                               fmt::format("{}: line {}: a {} header follows the {} header of line {}", file_, rec.line,
                                           h.kind, header_.kind, header_.line),
                               std::string(file_), rec.line);
           header_ = std::move(h);
+          adopt_header(at, rec.line);
           continue;
         }
       }
-      if (!add_row(rec.line)) return std::move(*err_);
+      if (rec.long_cell != csv::kNoCell) return cell_too_long(rec, false);
+      if (!add_row(rec, at)) return std::move(*err_);
     }
     if (!have_header) return no_header(0);
-    finish();
-    return std::move(out_);
+    return {};
   }
 
- private:
   Error no_header(std::int64_t line) const {
     if (line == 0)
       return make_error(ErrorKind::invalid_input, "no_header",
@@ -310,6 +421,34 @@ class Parser {
                       std::string(file_), line);
   }
 
+  Error changed() const {
+    return make_error(ErrorKind::internal, "file_changed",
+                      fmt::format("{}: the bytes differ from the ones scanned", file_), std::string(file_));
+  }
+
+  // A header line: at most max_columns cells, none longer than max_cell_bytes.
+  Result<void> check_header_line(const csv::Record& rec, bool header_line) const {
+    if (rec.cells_total > limits_.max_columns)
+      return make_error(ErrorKind::invalid_input, "too_many_columns",
+                        fmt::format("{}: line {}: the header has {} columns; at most {} are accepted", file_, rec.line,
+                                    rec.cells_total, limits_.max_columns),
+                        std::string(file_), rec.line);
+    if (rec.long_cell != csv::kNoCell) return cell_too_long(rec, header_line);
+    return {};
+  }
+
+  // A cell over max_cell_bytes: the column is the header name of the cell, or col<N> (1-based) past the header
+  // and on header lines.
+  Error cell_too_long(const csv::Record& rec, bool header_line) const {
+    const std::string column = !header_line && rec.long_cell < header_.names.size()
+                                   ? header_.names[rec.long_cell]
+                                   : fmt::format("col{}", rec.long_cell + 1);
+    return make_error(ErrorKind::invalid_input, "cell_too_long",
+                      fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file_,
+                                  rec.line, column, rec.long_cell_bytes, limits_.max_cell_bytes),
+                      std::string(file_), rec.line, column);
+  }
+
   Error bad_number(std::int64_t line, std::size_t col, std::string_view value) const {
     const std::string& name = header_.names[col];
     return make_error(
@@ -318,7 +457,8 @@ class Parser {
         std::string(file_), line, name);
   }
 
-  bool all_empty() const {
+  bool all_empty(const csv::Record& rec) const {
+    if (rec.overflow_nonempty != 0) return false;
     for (auto c : cells_)
       if (!c.empty()) return false;
     return true;
@@ -331,12 +471,38 @@ class Parser {
     return candidate && contains_cell(cells_, "name") && contains_cell(cells_, "dev");
   }
 
+  // Rows refer to their header by index; a header followed by no row is replaced by the next one, so that a file
+  // of header lines keeps one.
+  void adopt_header(std::size_t at, std::int64_t line) {
+    HeaderLoc h{at, line, header_.name_idx, csv::kNoCell, header_.width, header_.filename_col};
+    for (std::size_t i = 0; i < header_.width; ++i) {
+      if (header_.cols[i] == Col::dev) {
+        h.dev_idx = i;
+        break;
+      }
+    }
+    if (!header_locs_.empty() && rows_under_header_ == 0) {
+      header_locs_.back() = h;
+    } else {
+      header_locs_.push_back(h);
+    }
+    rows_under_header_ = 0;
+  }
 
   // false on error (then err_ holds it): a Result<void> per row would construct and destroy an Error each time
-  bool add_row(std::int64_t line) {
+  bool add_row(const csv::Record& rec, std::size_t at) {
+    const std::int64_t line = rec.line;
     std::size_t n = cells_.size();
-    if (header_.filename_col && n > 1 && csv::iends_with(cells_[n - 1], ".csv")) --n;
-    ResultRow& row = out_.rows.emplace_back();  // in place; popped again when it is a dropped duplicate
+    const bool overflow = rec.cells_total > n;  // cells past max_columns + 1 were only counted
+    if (header_.filename_col && !overflow && n > 1 && csv::iends_with(cells_[n - 1], ".csv")) --n;
+    ResultRow* rp = &cur_;
+    if (mode_ == Mode::rows) {
+      rp = &out_.rows.emplace_back();  // in place; dropped again when it is a duplicate
+    } else {
+      clear_row(cur_);
+    }
+    ResultRow& row = *rp;
+    const bool keep_text = mode_ != Mode::scan;  // a scan keeps no row: only what validation and dedup need
     row.line = line;
     row.short_row = n < header_.width;
     std::string_view dev;
@@ -353,17 +519,21 @@ class Parser {
           std::optional<std::int64_t> b;
           if (csv::parse_int(v, b) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
           row.batch_size = b.value_or(0);
+          if (!b && !v.empty()) row.non_finite = true;
           break;
         }
         case Col::speedup:
           if (csv::parse_double(v, row.speedup) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          row.speedup_text.assign(v);
+          if (!row.speedup && !v.empty()) row.non_finite = true;
+          if (keep_text) row.speedup_text.assign(v);
           break;
         case Col::abs_latency:
           if (csv::parse_double(v, row.abs_latency_ms) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
+          if (!row.abs_latency_ms && !v.empty()) row.non_finite = true;
           break;
         case Col::compilation_latency:
           if (csv::parse_double(v, row.compilation_latency_s) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
+          if (!row.compilation_latency_s && !v.empty()) row.non_finite = true;
           break;
         case Col::compression_ratio:
           if (csv::parse_double(v, row.compression_ratio) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
@@ -400,25 +570,27 @@ class Parser {
           break;
         case Col::accuracy: row.accuracy.assign(v); break;
         case Col::suite:
-          suite_.add(v);
-          row.extra.emplace_back(header_.names[i], v);
+          if (mode_ != Mode::replay) suite_.add(v);
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
           break;
         case Col::dtype:
-          dtype_.add(v);
-          row.extra.emplace_back(header_.names[i], v);
+          if (mode_ != Mode::replay) dtype_.add(v);
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
           break;
         case Col::mode:
-          mode_.add(v);
-          row.extra.emplace_back(header_.names[i], v);
+          if (mode_ != Mode::replay) mode_axis_.add(v);
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
           break;
         case Col::scenario:
-          scenario_.add(v);
-          row.extra.emplace_back(header_.names[i], v);
+          if (mode_ != Mode::replay) scenario_.add(v);
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
           break;
-        case Col::extra: row.extra.emplace_back(header_.names[i], v); break;
+        case Col::extra:
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
+          break;
       }
     }
-    for (std::size_t i = header_.width; i < n; ++i) row.extra.emplace_back(fmt::format("col{}", i + 1), cells_[i]);
+    if (n > header_.width || overflow) add_extra_cells(row, rec, n, keep_text);
 
     if (model.empty())
       return fail(make_error(ErrorKind::invalid_input, "missing_name",
@@ -430,13 +602,45 @@ class Parser {
       row.eager_peak_mem_gb = eager_mem;
       row.dynamo_peak_mem_gb = dynamo_mem;
     }
-    row.dev.assign(dev);
-    row.model.assign(model);
+    if (keep_text) {
+      row.dev.assign(dev);
+      row.model.assign(model);
+    }
+    if (mode_ == Mode::replay) return true;
     device_.add(dev);
 
     // duplicates are resolved after the last row (sorting hashes beats probing a table that misses the cache)
-    keys_.push_back(Key{key_hash(dev, model), out_.rows.size() - 1});
+    const double latency = row.abs_latency_ms && *row.abs_latency_ms > 0 ? *row.abs_latency_ms : 0.0;
+    refs_.push_back(RowRef{at, line, latency, static_cast<std::uint32_t>(header_locs_.size() - 1),
+                           is_passing(row, performance_)});
+    keys_.push_back(Key{key_hash(dev, model), refs_.size() - 1});
+    ++rows_under_header_;
     return true;
+  }
+
+  // Cells past the header: empty ones are never kept (trailing commas cost nothing); the first max_extra_cells
+  // non-empty ones are kept while their text fits in max_extra_bytes; the others are dropped and counted.
+  void add_extra_cells(ResultRow& row, const csv::Record& rec, std::size_t n, bool keep_text) {
+    std::size_t kept = 0;
+    std::size_t bytes = 0;
+    auto dropped = static_cast<std::int64_t>(rec.overflow_nonempty);
+    bool full = false;
+    for (std::size_t i = header_.width; i < n; ++i) {
+      const std::string_view v = cells_[i];
+      if (v.empty()) continue;
+      if (!full && kept < limits_.max_extra_cells && bytes + v.size() <= limits_.max_extra_bytes) {
+        if (keep_text) row.extra.emplace_back(fmt::format("col{}", i + 1), v);
+        ++kept;
+        bytes += v.size();
+      } else {
+        full = true;
+        ++dropped;
+      }
+    }
+    if (dropped == 0 || mode_ == Mode::replay) return;
+    ++extra_rows_;
+    extra_cells_ += dropped;
+    if (extra_first_line_ == 0) extra_first_line_ = rec.line;
   }
 
   bool fail(Error e) {
@@ -444,33 +648,62 @@ class Parser {
     return false;
   }
 
+  // (dev, model) of a row, read again from its location when rows are not kept (only for rows whose hash equals
+  // another's).
+  std::pair<std::string, std::string> key_at(std::size_t r) const {
+    if (mode_ == Mode::rows) return {out_.rows[r].dev, out_.rows[r].model};
+    const RowRef& ref = refs_[r];
+    const HeaderLoc& h = header_locs_[ref.header];
+    csv::RecordReader reader(bytes_, cell_limits(limits_));
+    reader.seek(ref.offset, ref.line);
+    csv::Record rec;
+    std::vector<std::string_view> cells;
+    std::string scratch;
+    if (!reader.next_split(rec, cells, scratch)) return {};
+    std::size_t n = cells.size();
+    if (h.filename_col && rec.cells_total == n && n > 1 && csv::iends_with(cells[n - 1], ".csv")) --n;
+    n = std::min(n, h.width);
+    auto cell = [&](std::size_t i) { return i < n ? std::string(cells[i]) : std::string(); };
+    return {cell(h.dev_idx), cell(h.name_idx)};
+  }
 
-  // Marks every duplicate but the one the rule keeps, then compacts the rows (file order is kept).
-  void drop_duplicates() {
-    auto& rows = out_.rows;
+  static bool better(const RowRef& a, const RowRef& b) {  // whether b should replace the kept a (file comment)
+    if (a.passing != b.passing) return b.passing;
+    const bool la = a.latency > 0;
+    const bool lb = b.latency > 0;
+    if (la && lb) return b.latency < a.latency;
+    if (la != lb) return lb;
+    return false;
+  }
+
+  // Marks every duplicate but the one the rule keeps (callers keep file order). Empty when there is none.
+  std::vector<bool> drop_duplicates() {
+    std::vector<bool> dropped;
     std::sort(keys_.begin(), keys_.end(),
               [](const Key& a, const Key& b) { return a.hash != b.hash ? a.hash < b.hash : a.row < b.row; });
-    std::vector<bool> dropped;
     std::vector<std::size_t> group;
+    std::vector<std::pair<std::string, std::string>> group_keys;
     for (std::size_t i = 0; i < keys_.size();) {
       std::size_t j = i + 1;
       while (j < keys_.size() && keys_[j].hash == keys_[i].hash) ++j;
       if (j - i > 1) {
-        if (dropped.empty()) dropped.assign(rows.size(), false);
+        if (dropped.empty()) dropped.assign(refs_.size(), false);
         group.clear();
-        for (std::size_t k = i; k < j; ++k) group.push_back(keys_[k].row);  // in file order
+        group_keys.clear();
+        for (std::size_t k = i; k < j; ++k) {  // in file order
+          group.push_back(keys_[k].row);
+          group_keys.push_back(key_at(keys_[k].row));
+        }
         // a hash group may (rarely) hold different keys: resolve each key among its equals
         for (std::size_t a = 0; a < group.size(); ++a) {
-          const std::size_t first = group[a];
-          if (first == kTaken) continue;
-          std::size_t kept = first;
+          if (group[a] == kTaken) continue;
+          std::size_t kept = group[a];
           for (std::size_t b = a + 1; b < group.size(); ++b) {
             const std::size_t other = group[b];
-            if (other == kTaken || rows[other].model != rows[first].model || rows[other].dev != rows[first].dev)
-              continue;
+            if (other == kTaken || group_keys[b] != group_keys[a]) continue;
             group[b] = kTaken;
             ++out_.duplicates_dropped;
-            if (better(rows[kept], rows[other], performance_)) {
+            if (better(refs_[kept], refs_[other])) {
               dropped[kept] = true;
               kept = other;
             } else {
@@ -481,35 +714,66 @@ class Parser {
       }
       i = j;
     }
-    if (out_.duplicates_dropped == 0) return;
-    std::size_t w = 0;
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      if (dropped[r]) continue;
-      if (w != r) rows[w] = std::move(rows[r]);
-      ++w;
-    }
-    rows.resize(w);
+    keys_.clear();
+    keys_.shrink_to_fit();
+    return dropped;
   }
 
   void finish() {
-    drop_duplicates();
+    const std::vector<bool> dropped = drop_duplicates();
+    if (mode_ == Mode::rows) {
+      if (out_.duplicates_dropped != 0) {
+        auto& rows = out_.rows;
+        std::size_t w = 0;
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          if (dropped[r]) continue;
+          if (w != r) rows[w] = std::move(rows[r]);
+          ++w;
+        }
+        rows.resize(w);
+      }
+    } else {
+      locations_.reserve(refs_.size() - static_cast<std::size_t>(out_.duplicates_dropped));
+      for (std::size_t r = 0; r < refs_.size(); ++r) {
+        if (!dropped.empty() && dropped[r]) continue;
+        locations_.push_back(RecordLocation{refs_[r].offset, refs_[r].line, refs_[r].header});
+      }
+    }
+    refs_.clear();
+    refs_.shrink_to_fit();
     out_.header = header_.names;
     Axes& a = out_.content_axes;
     a.suite = normalize_suite(suite_.get());
     a.dtype = normalize_dtype(dtype_.get());
-    a.mode = normalize_mode(mode_.get());
+    a.mode = normalize_mode(mode_axis_.get());
     a.kind = scenario_.seen ? normalize_kind(scenario_.get()) : header_.kind;
     a.device = csv::lower(device_.get());
+    if (extra_rows_ > 0) {
+      out_.warnings.push_back(CsvWarning{
+          "extra_cells_dropped",
+          fmt::format("{}: {} non-empty cells past the header dropped from {} rows (first on line {}); a row keeps "
+                      "at most {} of them and {} bytes of their text",
+                      file_, extra_cells_, extra_rows_, extra_first_line_, limits_.max_extra_cells,
+                      limits_.max_extra_bytes),
+          extra_rows_, extra_cells_, extra_first_line_});
+    }
   }
 
   std::string_view bytes_;
   std::string_view file_;
+  CsvLimits limits_;
+  Mode mode_;
   csv::RecordReader reader_;
   std::vector<std::string_view> cells_;
   std::string scratch_;
   Header header_;
   bool performance_ = true;
   ParsedResults out_;
+  ResultRow cur_;  // the row being read when rows are not kept
+  std::vector<HeaderLoc> header_locs_;
+  std::size_t rows_under_header_ = 0;
+  std::vector<RowRef> refs_;
+  std::vector<RecordLocation> locations_;
   struct Key {
     std::uint64_t hash;
     std::size_t row;
@@ -517,7 +781,8 @@ class Parser {
   static constexpr std::size_t kTaken = ~std::size_t{0};
   std::vector<Key> keys_;
   std::optional<Error> err_;
-  UniformAxis suite_, dtype_, mode_, scenario_, device_;
+  UniformAxis suite_, dtype_, mode_axis_, scenario_, device_;
+  std::int64_t extra_rows_ = 0, extra_cells_ = 0, extra_first_line_ = 0;
 };
 
 }  // namespace
@@ -543,15 +808,15 @@ bool has_dtype_cell(const std::vector<std::string_view>& cells) {
 
 }  // namespace
 
-CsvFlavor sniff_csv(std::string_view bytes) {
-  csv::RecordReader reader(bytes);
+CsvFlavor sniff_csv(std::string_view bytes, const CsvLimits& limits) {
+  csv::RecordReader reader(bytes, cell_limits(limits));
   csv::Record rec;
   std::vector<std::string_view> cells;
   std::string scratch;
   while (reader.next(rec)) {
     const std::string_view t = csv::trim(rec.text);
     if (t.empty()) continue;
-    csv::split(rec, cells, scratch);
+    csv::split(rec, cells, scratch, cell_limits(limits));
     const bool hashed = t.front() == '#';
     cells[0] = strip_hash(cells[0]);
     const bool name = contains_cell(cells, "name");
@@ -571,9 +836,20 @@ CsvFlavor sniff_csv(std::string_view bytes) {
   return CsvFlavor::unknown;
 }
 
-Result<ParsedResults> parse_results_csv(std::string_view bytes, std::string_view file_name) {
-  Parser p(bytes, file_name);
-  return p.run();
+Result<ParsedResults> parse_results_csv(std::string_view bytes, std::string_view file_name, const CsvLimits& limits) {
+  Parser p(bytes, file_name, limits, Parser::Mode::rows);
+  return p.parse();
+}
+
+Result<ScannedResults> scan_results_csv(std::string_view bytes, std::string_view file_name, const CsvLimits& limits) {
+  Parser p(bytes, file_name, limits, Parser::Mode::scan);
+  return p.scan();
+}
+
+Result<void> for_each_result_row(const ScannedResults& scan, std::string_view bytes, std::string_view file_name,
+                                 const std::function<bool(const ResultRow&)>& fn) {
+  Parser p(bytes, file_name, scan.limits, Parser::Mode::replay);
+  return p.replay(scan, fn);
 }
 
 }  // namespace perftriage::ingest

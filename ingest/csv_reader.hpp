@@ -6,10 +6,16 @@
 //
 // Leniency (never crash, never loop): a quote in the middle of an unquoted cell is kept literally; text after
 // a closing quote is appended to the cell; a quote left open at end of input is reported (unterminated).
+//
+// Bounds (CellLimits): at most `max_cells` cells of a record are materialised as views; the rest of the record is
+// still scanned (to find its end) and summarised in the Record (how many cells, how many of the dropped ones were
+// not empty, the first cell longer than `max_cell_bytes`). A line of ten million commas thus costs one scan and a
+// counter, not ten million views. The defaults bound nothing.
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,11 +28,43 @@
 
 namespace perftriage::ingest::csv {
 
+inline constexpr std::size_t kNoCell = std::numeric_limits<std::size_t>::max();
+
+struct CellLimits {
+  std::size_t max_cells = kNoCell;       // cells materialised per record; the others are only counted
+  std::size_t max_cell_bytes = kNoCell;  // a (trimmed / unescaped) cell longer than this is reported in the Record
+};
+
 struct Record {
   std::string_view text;            // without its line terminator; may span lines when a quoted cell holds '\n'
   std::int64_t line = 0;            // 1-based physical line of its first character
   bool has_quote = false;           // whether `text` contains '"' (the splitter then takes the slow path)
   bool unterminated_quote = false;  // a quoted cell was still open at end of input
+  // Filled by split() / next_split():
+  std::size_t cells_total = 0;         // cells in the record, materialised or not
+  std::size_t overflow_nonempty = 0;   // non-empty cells past CellLimits::max_cells (not materialised)
+  std::size_t long_cell = kNoCell;     // 0-based position of the first cell longer than max_cell_bytes
+  std::size_t long_cell_bytes = 0;     // its length
+
+  void begin_cells() {
+    cells_total = 0;
+    overflow_nonempty = 0;
+    long_cell = kNoCell;
+    long_cell_bytes = 0;
+  }
+  // Appends one (already trimmed) cell, or counts it when the record already has max_cells of them.
+  void add_cell(std::vector<std::string_view>& cells, std::string_view cell, const CellLimits& lim) {
+    const std::size_t pos = cells_total++;
+    if (cell.size() > lim.max_cell_bytes && long_cell == kNoCell) {
+      long_cell = pos;
+      long_cell_bytes = cell.size();
+    }
+    if (cells.size() < lim.max_cells) {
+      cells.push_back(cell);
+    } else if (!cell.empty()) {
+      ++overflow_nonempty;
+    }
+  }
 };
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -56,14 +94,23 @@ inline std::string lower(std::string_view s) {
   return out;
 }
 
-inline void split(const Record& rec, std::vector<std::string_view>& cells, std::string& scratch);  // below
+inline void split(Record& rec, std::vector<std::string_view>& cells, std::string& scratch,
+                  const CellLimits& lim = {});  // below
 
 // Splits bytes into records (physical lines, joined while a quoted cell is open). Strips a UTF-8 BOM,
 // the '\n' terminator and a trailing '\r'.
 class RecordReader {
  public:
-  explicit RecordReader(std::string_view data) : data_(data) {
+  explicit RecordReader(std::string_view data, CellLimits limits = {}) : data_(data), limits_(limits) {
     if (data_.size() >= 3 && data_.substr(0, 3) == "\xEF\xBB\xBF") data_.remove_prefix(3);
+  }
+
+  // Where the next record starts (an offset into the data after a BOM), and its line: seek() comes back there.
+  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
+  [[nodiscard]] std::int64_t line() const noexcept { return line_; }
+  void seek(std::size_t pos, std::int64_t line) noexcept {
+    pos_ = pos < data_.size() ? pos : data_.size();
+    line_ = line;
   }
 
   bool next(Record& r) {
@@ -93,6 +140,7 @@ class RecordReader {
     const std::size_t size = data_.size();
     const std::size_t start = pos_;
     cells.clear();
+    r.begin_cells();
     std::size_t cell_start = start;
     std::size_t i = start;
     std::size_t end = size;
@@ -108,7 +156,7 @@ class RecordReader {
         const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(mask));
         const char c = base[j];
         if (c == ',') {
-          cells.push_back(trim(std::string_view(base + cell_start, j - cell_start)));
+          r.add_cell(cells, trim(std::string_view(base + cell_start, j - cell_start)), limits_);
           cell_start = j + 1;
         } else if (c == '\n') {
           end = j;
@@ -123,7 +171,7 @@ class RecordReader {
     for (; i < size; ++i) {
       const char c = base[i];
       if (c == ',') {
-        cells.push_back(trim(std::string_view(base + cell_start, i - cell_start)));
+        r.add_cell(cells, trim(std::string_view(base + cell_start, i - cell_start)), limits_);
         cell_start = i + 1;
       } else if (c == '\n') {
         end = i;
@@ -133,7 +181,7 @@ class RecordReader {
       }
     }
   done : {
-    cells.push_back(trim(std::string_view(base + cell_start, end - cell_start)));
+    r.add_cell(cells, trim(std::string_view(base + cell_start, end - cell_start)), limits_);
     r.line = line_;
     r.has_quote = false;
     r.unterminated_quote = false;
@@ -146,7 +194,7 @@ class RecordReader {
   }
   slow:
     if (!next(r)) return false;
-    split(r, cells, scratch);
+    split(r, cells, scratch, limits_);
     return true;
   }
 
@@ -185,25 +233,27 @@ class RecordReader {
   }
 
   std::string_view data_;
+  CellLimits limits_;
   std::size_t pos_ = 0;
   std::int64_t line_ = 1;
 };
 
 // Splits one record into cells (trimmed of spaces/tabs when unquoted). `cells` and `scratch` are reused
-// between calls; views into `scratch` are valid until the next call.
-inline void split(const Record& rec, std::vector<std::string_view>& cells, std::string& scratch) {
+// between calls; views into `scratch` are valid until the next call. The cell summary of `rec` is refilled.
+inline void split(Record& rec, std::vector<std::string_view>& cells, std::string& scratch, const CellLimits& lim) {
   cells.clear();
+  rec.begin_cells();
   std::string_view s = rec.text;
   if (!rec.has_quote) {
     std::size_t pos = 0;
     for (;;) {
       const void* comma = std::memchr(s.data() + pos, ',', s.size() - pos);
       if (comma == nullptr) {
-        cells.push_back(trim(s.substr(pos)));
+        rec.add_cell(cells, trim(s.substr(pos)), lim);
         return;
       }
       const auto at = static_cast<std::size_t>(static_cast<const char*>(comma) - s.data());
-      cells.push_back(trim(s.substr(pos, at - pos)));
+      rec.add_cell(cells, trim(s.substr(pos, at - pos)), lim);
       pos = at + 1;
     }
   }
@@ -245,17 +295,17 @@ inline void split(const Record& rec, std::vector<std::string_view>& cells, std::
         scratch.append(tail);
         k = tail_end;
       }
-      cells.emplace_back(scratch.data() + out_begin, scratch.size() - out_begin);
+      rec.add_cell(cells, std::string_view(scratch.data() + out_begin, scratch.size() - out_begin), lim);
       if (k >= n) return;
       i = k + 1;  // skip the comma
       continue;
     }
     const std::size_t comma = s.find(',', i);
     if (comma == std::string_view::npos) {
-      cells.push_back(trim(s.substr(i)));
+      rec.add_cell(cells, trim(s.substr(i)), lim);
       return;
     }
-    cells.push_back(trim(s.substr(i, comma - i)));
+    rec.add_cell(cells, trim(s.substr(i, comma - i)), lim);
     i = comma + 1;
   }
 }

@@ -1,6 +1,7 @@
 // RFC 7578 multipart/form-data, binary-safe. CRLF line breaks per the RFC; bare LF is tolerated.
 // Errors: code "bad_multipart" (kind invalid_input; unsupported_media_type when the Content-Type is not
-// multipart/form-data at all).
+// multipart/form-data at all); "too_many_parts" (kind too_large) when part max_parts + 1 begins: the parts past
+// the limit are never read (100k parts used to cost 15 s and 606 MB).
 #include <fmt/format.h>
 
 #include <string>
@@ -136,7 +137,8 @@ class Body {
 
 }  // namespace
 
-Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type) {
+Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view body, std::string_view content_type,
+                                                             std::size_t max_parts) {
   std::string_view type;
   const auto ct_params = params_of(content_type, type);
   if (!csv::iequals(csv::trim(type), "multipart/form-data"))
@@ -153,10 +155,15 @@ Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::s
   std::size_t d = b.find_delim(0, closing);
   if (d == std::string_view::npos) return bad("the multipart body has no boundary line");
 
-  std::vector<MultipartPart> parts;
+  std::vector<MultipartPartView> parts;
   while (!closing) {
+    if (parts.size() >= max_parts)
+      return make_error(ErrorKind::too_large, "too_many_parts",
+                        fmt::format("the multipart body has more than {} parts (the limit); send more files as one "
+                                    "zip or tar.gz",
+                                    max_parts));
     std::size_t pos = b.after_delim_line(d);
-    MultipartPart part;
+    MultipartPartView part;
     bool disposition = false;
     // headers
     for (;;) {
@@ -194,10 +201,22 @@ Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::s
     // the line break before the delimiter belongs to the delimiter
     std::size_t end = next > pos ? next - 1 : pos;  // next - 1 is the '\n'
     if (end > pos && body[end - 1] == '\r') --end;
-    part.body.assign(body.substr(pos, end - pos));
+    part.body = body.substr(pos, end - pos);
     parts.push_back(std::move(part));
     d = next;
   }
+  return parts;
+}
+
+Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type,
+                                                   std::size_t max_parts) {
+  auto views = parse_multipart_views(body, content_type, max_parts);
+  if (!views) return std::move(views).error();
+  std::vector<MultipartPart> parts;
+  parts.reserve(views->size());
+  for (auto& v : *views)
+    parts.push_back(MultipartPart{std::move(v.name), std::move(v.filename), std::move(v.content_type),
+                                  std::string(v.body)});
   return parts;
 }
 

@@ -2,6 +2,7 @@
 // Typed records produced by the pure parsers in ingest/ and consumed by schema/.
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -17,6 +18,25 @@ inline constexpr std::array<std::string_view, 3> kPassingAccuracy{"pass", "pass_
 inline bool accuracy_passes(std::string_view status) {
   return std::find(kPassingAccuracy.begin(), kPassingAccuracy.end(), status) != kPassingAccuracy.end();
 }
+
+// Bounds on what one CSV file (result or reference) may hold; the decision log of ingest/benchmark_csv.cpp says
+// why these numbers. A file over a hard bound is refused (Error naming file, line, column); extra cells past the
+// header are kept up to the soft bounds, the rest dropped and counted in a CsvWarning.
+struct CsvLimits {
+  std::size_t max_columns = 512;       // cells of a header line (hard: "too_many_columns")
+  std::size_t max_cell_bytes = 4096;   // one cell, trimmed / unescaped (hard: "cell_too_long")
+  std::size_t max_extra_cells = 16;    // non-empty cells past the header kept per row (soft)
+  std::size_t max_extra_bytes = 1024;  // text of those kept cells per row (soft)
+};
+
+// Something a parser accepted but did not keep as written (the upload summary lists them per file).
+struct CsvWarning {
+  std::string code;             // "extra_cells_dropped"
+  std::string message;          // one sentence, naming the file
+  std::int64_t rows = 0;        // rows affected
+  std::int64_t cells = 0;       // cells dropped
+  std::int64_t first_line = 0;  // first affected line (1-based)
+};
 
 // The axes of one result file. An empty string means "not known (yet)".
 // Values are normalised: suite in {huggingface, timm_models, torchbench, ...},
@@ -70,6 +90,9 @@ struct ResultRow {
 
   std::string accuracy;    // accuracy status as written (accuracy files only)
   bool short_row = false;  // fewer cells than the header: a failure row of old harnesses
+  // speedup, abs_latency, compilation_latency or batch_size held nan / inf / an out-of-range number (the field
+  // itself is then nullopt / 0): a value no measurement has (see holds_impossible_value)
+  bool non_finite = false;
 
   // Columns this version does not know, kept as (header name, raw text).
   std::vector<std::pair<std::string, std::string>> extra;
@@ -81,6 +104,14 @@ struct ResultRow {
   }
 };
 
+// Whether a row holds a value no measurement can have: a negative or non-finite speedup, abs_latency,
+// compilation_latency or batch_size. Such a row is neither passing nor slow (analyzers/flags: `invalid`).
+inline bool holds_impossible_value(const ResultRow& r) {
+  auto negative = [](const std::optional<double>& v) { return v && *v < 0.0; };
+  return r.non_finite || r.batch_size < 0 || negative(r.speedup) || negative(r.abs_latency_ms) ||
+         negative(r.compilation_latency_s);
+}
+
 // A parsed harness result file.
 struct ParsedResults {
   std::string kind;                 // "performance" or "accuracy", recognised from the header
@@ -88,6 +119,7 @@ struct ParsedResults {
   Axes content_axes;                // axes stated by prefix columns (scenario,suite,dtype,mode,...) when uniform
   std::vector<ResultRow> rows;      // after duplicate removal, in file order
   std::int64_t duplicates_dropped = 0;
+  std::vector<CsvWarning> warnings;  // what was accepted but not kept as written (extra cells dropped)
 };
 
 // One expectation from a reference ("expected") file.
@@ -111,10 +143,14 @@ struct ParsedReference {
   std::vector<Expectation> rows;
 };
 
-// One file as handed to the service: the path it was uploaded as and its bytes.
+// One file as handed to the service: the path it was uploaded as and its bytes, owned (`bytes`) or, to avoid a
+// copy of a large request body, borrowed (`borrowed`: the caller keeps them alive for the call; used only when
+// `bytes` is empty). Read them with data().
 struct InputFile {
   std::string path;
   std::string bytes;
+  std::string_view borrowed = {};
+  [[nodiscard]] std::string_view data() const noexcept { return bytes.empty() ? borrowed : std::string_view(bytes); }
 };
 
 }  // namespace perftriage::ingest

@@ -10,6 +10,9 @@
 // Blank lines and full-line '#' comments are skipped (the header line may itself start with '#'). An empty status
 // cell states nothing and gives no Expectation. Missing suite or mode where the format needs them: Error
 // "unknown_axes" naming the file and what is missing.
+// Limits (CsvLimits, as for result files: see the decision log of benchmark_csv.cpp): a header of more than
+// max_columns cells is refused ("too_many_columns"), a header or data cell longer than max_cell_bytes too
+// ("cell_too_long"); cells past the header are ignored, and only max_columns + 1 cells of a line are materialised.
 #include "ingest/reference_csv.hpp"
 
 #include <fmt/format.h>
@@ -48,9 +51,11 @@ struct DtypeColumn {
 
 }  // namespace
 
-Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes) {
+Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes,
+                                            const CsvLimits& limits) {
   const std::string file(file_name);
-  csv::RecordReader reader(bytes);
+  const csv::CellLimits cell_limits{limits.max_columns + 1, limits.max_cell_bytes};
+  csv::RecordReader reader(bytes, cell_limits);
   csv::Record rec;
   std::vector<std::string_view> cells;
   std::string scratch;
@@ -64,11 +69,23 @@ Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_
                         fmt::format("{}: line {}: a quoted cell is never closed", file, rec.line), file, rec.line);
     const std::string_view t = csv::trim(rec.text);
     if (t.empty()) continue;
-    csv::split(rec, cells, scratch);
+    csv::split(rec, cells, scratch, cell_limits);
     cells[0] = strip_hash(cells[0]);
     bool name = false;
     for (auto c : cells) name = name || c == "name";
     if (t.front() == '#' && !name) continue;
+    if (rec.cells_total > limits.max_columns)
+      return make_error(ErrorKind::invalid_input, "too_many_columns",
+                        fmt::format("{}: line {}: the header has {} columns; at most {} are accepted", file, rec.line,
+                                    rec.cells_total, limits.max_columns),
+                        file, rec.line);
+    if (rec.long_cell != csv::kNoCell) {
+      const std::string column = fmt::format("col{}", rec.long_cell + 1);
+      return make_error(ErrorKind::invalid_input, "cell_too_long",
+                        fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file,
+                                    rec.line, column, rec.long_cell_bytes, limits.max_cell_bytes),
+                        file, rec.line, column);
+    }
     header.assign(cells.begin(), cells.end());
     header_line = rec.line;
     break;
@@ -145,7 +162,15 @@ Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_
                         fmt::format("{}: line {}: a quoted cell is never closed", file, rec.line), file, rec.line);
     const std::string_view t = csv::trim(rec.text);
     if (t.empty() || t.front() == '#') continue;
-    csv::split(rec, cells, scratch);
+    csv::split(rec, cells, scratch, cell_limits);
+    if (rec.long_cell != csv::kNoCell) {
+      const std::string column =
+          rec.long_cell < header.size() ? header[rec.long_cell] : fmt::format("col{}", rec.long_cell + 1);
+      return make_error(ErrorKind::invalid_input, "cell_too_long",
+                        fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file,
+                                    rec.line, column, rec.long_cell_bytes, limits.max_cell_bytes),
+                        file, rec.line, column);
+    }
     auto cell = [&](int i) -> std::string_view {
       return (i >= 0 && static_cast<std::size_t>(i) < cells.size()) ? cells[static_cast<std::size_t>(i)]
                                                                      : std::string_view();

@@ -9,6 +9,7 @@
 
 namespace perftriage::ingest {
 
-Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes);
+Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes,
+                                            const CsvLimits& limits = {});
 
 }  // namespace perftriage::ingest

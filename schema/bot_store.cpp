@@ -10,6 +10,25 @@ using nlohmann::json;
 constexpr std::string_view kInsertDelivery =
     "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at) VALUES(?1, ?2, ?3, ?4) "
     "ON CONFLICT(delivery_id) DO NOTHING";
+constexpr std::string_view kClaimDelivery =
+    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload) "
+    "VALUES(?1, ?2, ?3, ?4, 'processing', 1, ?5) ON CONFLICT(delivery_id) DO NOTHING";
+constexpr std::string_view kDeliveryState =
+    "SELECT state, attempts FROM webhook_deliveries WHERE delivery_id = ?1";
+constexpr std::string_view kRetryDelivery =
+    "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, ?2) WHERE delivery_id = ?1";
+constexpr std::string_view kFinishDelivery =
+    "UPDATE webhook_deliveries SET state = 'done', payload = NULL, last_error = '' "
+    "WHERE delivery_id = ?1 AND state = 'processing'";
+constexpr std::string_view kDeliveryError = "UPDATE webhook_deliveries SET last_error = ?2 WHERE delivery_id = ?1";
+constexpr std::string_view kQuarantineDelivery =
+    "UPDATE webhook_deliveries SET state = 'quarantined', last_error = ?2 WHERE delivery_id = ?1";
+constexpr std::string_view kSelectDeliveries =
+    "SELECT delivery_id, event, action, state, attempts, CASE WHEN state = 'done' THEN NULL ELSE payload END, "
+    "last_error, received_at FROM webhook_deliveries WHERE (?1 = '' OR state = ?1) "
+    "ORDER BY received_at DESC, rowid DESC LIMIT ?2";
+constexpr std::string_view kCountDeliveries =
+    "SELECT count(*) FROM webhook_deliveries WHERE (?1 = '' OR state = ?1)";
 constexpr std::string_view kInsertAction =
     "INSERT INTO outbox(repo, issue_number, kind, payload, state, attempts, next_attempt_at, created_at) "
     "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)";
@@ -145,6 +164,97 @@ Result<bool> BotStore::record_delivery(std::string_view delivery_id, std::string
   st->bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601());
   PT_TRY(st->run());
   return db_.changes() == 1;
+}
+
+std::string_view to_string(DeliveryClaim claim) {
+  switch (claim) {
+    case DeliveryClaim::fresh: return "fresh";
+    case DeliveryClaim::retry: return "retry";
+    case DeliveryClaim::duplicate: return "duplicate";
+    case DeliveryClaim::quarantined: return "quarantined";
+  }
+  return "fresh";
+}
+
+json to_json(const DeliveryRow& row) {
+  return {{"delivery_id", row.delivery_id}, {"event", row.event},           {"action", row.action},
+          {"state", row.state},             {"attempts", row.attempts},     {"last_error", row.last_error},
+          {"received_at", row.received_at}, {"payload_bytes", row.payload.size()}};
+}
+
+Result<DeliveryClaim> BotStore::claim_delivery(std::string_view delivery_id, std::string_view event,
+                                               std::string_view action, std::string_view payload,
+                                               std::int64_t max_attempts) {
+  auto insert = Statement::prepare(db_, kClaimDelivery);
+  if (!insert) return std::move(insert).error();
+  insert->bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601()).bind(5, payload);
+  PT_TRY(insert->run());
+  if (db_.changes() == 1) return DeliveryClaim::fresh;
+  auto st = Statement::prepare(db_, kDeliveryState);
+  if (!st) return std::move(st).error();
+  st->bind(1, delivery_id);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return make_error(ErrorKind::internal, "delivery_vanished", "delivery row vanished");
+  const std::string state = st->text(0);
+  const std::int64_t attempts = st->int64(1);
+  if (state == "done") return DeliveryClaim::duplicate;
+  if (state == "quarantined") return DeliveryClaim::quarantined;
+  if (attempts >= max_attempts) {
+    PT_TRY(quarantine_delivery(delivery_id, "not finished after " + std::to_string(attempts) + " attempts"));
+    return DeliveryClaim::quarantined;
+  }
+  auto retry = Statement::prepare(db_, kRetryDelivery);
+  if (!retry) return std::move(retry).error();
+  retry->bind(1, delivery_id).bind(2, payload);
+  PT_TRY(retry->run());
+  return DeliveryClaim::retry;
+}
+
+Result<bool> BotStore::finish_delivery(std::string_view delivery_id) {
+  auto st = Statement::prepare(db_, kFinishDelivery);
+  if (!st) return std::move(st).error();
+  st->bind(1, delivery_id);
+  PT_TRY(st->run());
+  return db_.changes() == 1;
+}
+
+Result<void> BotStore::note_delivery_error(std::string_view delivery_id, std::string_view error) {
+  auto st = Statement::prepare(db_, kDeliveryError);
+  if (!st) return std::move(st).error();
+  st->bind(1, delivery_id).bind(2, error);
+  return st->run();
+}
+
+Result<void> BotStore::quarantine_delivery(std::string_view delivery_id, std::string_view reason) {
+  auto st = Statement::prepare(db_, kQuarantineDelivery);
+  if (!st) return std::move(st).error();
+  st->bind(1, delivery_id).bind(2, reason);
+  return st->run();
+}
+
+Result<std::vector<DeliveryRow>> BotStore::deliveries(std::string_view state, std::int64_t limit) {
+  auto st = Statement::prepare(db_, kSelectDeliveries);
+  if (!st) return std::move(st).error();
+  st->bind(1, state).bind(2, limit);
+  std::vector<DeliveryRow> out;
+  while (true) {
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) break;
+    out.push_back(DeliveryRow{st->text(0), st->text(1), st->text(2), st->text(3), st->int64(4), st->text(5),
+                              st->text(6), st->text(7)});
+  }
+  return out;
+}
+
+Result<std::int64_t> BotStore::count_deliveries(std::string_view state) {
+  auto st = Statement::prepare(db_, kCountDeliveries);
+  if (!st) return std::move(st).error();
+  st->bind(1, state);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return st->int64(0);
 }
 
 Result<std::int64_t> BotStore::enqueue(const NewAction& action, OutboxState initial, std::int64_t now_ms) {

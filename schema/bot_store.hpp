@@ -43,6 +43,23 @@ struct OutboxRow {
   std::string last_error, created_at, sent_at;
 };
 
+// What claim_delivery found for a delivery id.
+enum class DeliveryClaim {
+  fresh,        // first time: recorded as 'processing'; process it
+  retry,        // recorded before and never finished (the process died, or it failed): process it once more
+  duplicate,    // already done: answer without doing anything
+  quarantined,  // given up on: answer without doing anything
+};
+std::string_view to_string(DeliveryClaim claim);
+
+struct DeliveryRow {
+  std::string delivery_id, event, action, state;
+  std::int64_t attempts = 0;
+  std::string payload;  // only while not done
+  std::string last_error, received_at;
+};
+nlohmann::json to_json(const DeliveryRow& row);  // without the payload
+
 struct LabeledIssue {
   std::string repo;
   std::int64_t number = 0;
@@ -63,6 +80,14 @@ class BotStore {
   // --- writes (inside the caller's Transaction) ---
   // One atomic INSERT ... ON CONFLICT DO NOTHING: false when this delivery was seen before.
   Result<bool> record_delivery(std::string_view delivery_id, std::string_view event, std::string_view action);
+  // Records a delivery as 'processing' with its payload (commit this before processing it). A delivery seen before
+  // and not finished counts one more attempt; past `max_attempts` it is quarantined instead.
+  Result<DeliveryClaim> claim_delivery(std::string_view delivery_id, std::string_view event, std::string_view action,
+                                       std::string_view payload, std::int64_t max_attempts);
+  // 'processing' -> 'done', payload dropped. False when it was not 'processing' (another request finished it).
+  Result<bool> finish_delivery(std::string_view delivery_id);
+  Result<void> note_delivery_error(std::string_view delivery_id, std::string_view error);
+  Result<void> quarantine_delivery(std::string_view delivery_id, std::string_view reason);
   Result<std::int64_t> enqueue(const NewAction& action, OutboxState initial, std::int64_t now_ms);
   Result<void> mark_sent(std::int64_t id, std::int64_t attempts);
   Result<void> schedule_retry(std::int64_t id, std::int64_t attempts, std::int64_t next_attempt_at_ms,
@@ -89,6 +114,10 @@ class BotStore {
   Result<std::optional<std::int64_t>> comment_id(std::string_view repo, std::int64_t number);
   Result<std::vector<LabeledIssue>> labeled_issues(std::int64_t limit = 500);  // most recently updated first
   Result<std::optional<std::int64_t>> tracking_issue(std::string_view fingerprint);
+  // Deliveries in `state` ("processing", "done", "quarantined"; empty = all), newest first; payloads included only
+  // for unfinished ones.
+  Result<std::vector<DeliveryRow>> deliveries(std::string_view state, std::int64_t limit = 500);
+  Result<std::int64_t> count_deliveries(std::string_view state);
 
  private:
   Database& db_;

@@ -86,6 +86,10 @@ Statement& Statement::bind_blob(int i, std::string_view bytes) {
   sqlite3_bind_blob64(stmt_, i, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
   return *this;
 }
+Statement& Statement::bind_blob_static(int i, std::string_view bytes) {
+  sqlite3_bind_blob64(stmt_, i, bytes.data(), bytes.size(), SQLITE_STATIC);
+  return *this;
+}
 Statement& Statement::bind_static(int i, std::string_view v) {
   sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8);
   return *this;

@@ -38,9 +38,10 @@ constexpr std::string_view kInsertResult =
     "INSERT INTO results(run_id, file_id, suite, dtype, mode, kind, config, model, line, dev, batch_size, speedup, "
     "speedup_text, abs_latency_ms, eager_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, "
     "dynamo_peak_mem_gb, calls_captured, unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, "
-    "autograd_compiles, cudagraph_skips, fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra) "
+    "autograd_compiles, cudagraph_skips, fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, "
+    "invalid) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32)";
+    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
     "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
@@ -68,12 +69,13 @@ constexpr std::string_view kSelectResultColumns =
     "x.compression_ratio, x.eager_peak_mem_gb, x.dynamo_peak_mem_gb, x.calls_captured, x.unique_graphs, "
     "x.graph_breaks, x.unique_graph_breaks, x.autograd_captures, x.autograd_compiles, x.cudagraph_skips, "
     "x.fallbacks_to_eager, x.accuracy, x.short_row, x.failed, x.accuracy_failed, x.unreliable, x.deviates, "
-    "x.expected_accuracy, x.extra "
+    "x.expected_accuracy, x.extra, x.invalid "
     "FROM results x JOIN runs r ON r.id = x.run_id JOIN result_files f ON f.id = x.file_id ";
 constexpr std::string_view kRunCounts =
     "SELECT (SELECT count(*) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL), count(*),"
     " coalesce(sum(kind = 'performance' AND speedup > 0 AND speedup < ?2), 0), coalesce(sum(failed), 0),"
-    " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0) "
+    " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0),"
+    " coalesce(sum(invalid), 0) "
     "FROM results WHERE run_id = ?1";
 constexpr std::string_view kPreviousRun =
     "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
@@ -165,6 +167,7 @@ ResultRecord read_result(const Statement& st) {
   if (!st.is_null(c)) r.expected_accuracy = st.text(c);
   ++c;
   r.extra_json = st.text(c++);
+  r.invalid = st.int64(c++) != 0;
   return r;
 }
 
@@ -259,7 +262,9 @@ Result<std::int64_t> Store::insert_file(std::int64_t run_id, const NewFile& file
   st->bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
   st->bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
   st->bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
-  st->bind_blob(12, file.compressed.empty() ? deflate_bytes(file.bytes) : file.compressed);
+  // bound without a copy: a file's deflated bytes are tens of MB for a large upload
+  const std::string deflated = file.compressed.empty() ? deflate_bytes(file.bytes) : std::string();
+  st->bind_blob_static(12, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
   st->bind(13, file.header).bind(14, file.row_count);
   st->bind(15, file.duplicates_dropped).bind(16, now_iso8601());
   PT_TRY(st->run());
@@ -282,37 +287,47 @@ Result<std::int64_t> Store::replace_file(std::int64_t run_id, std::int64_t old_i
   return new_id;
 }
 
+Result<ResultWriter> ResultWriter::open(Store& store, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {
+  auto st = Statement::prepare(store.db(), kInsertResult);
+  if (!st) return std::move(st).error();
+  return ResultWriter(std::move(*st), run_id, file_id, std::move(axes));
+}
+
+Result<void> ResultWriter::add(const ingest::ResultRow& row, const RowFlags& f) {
+  // Every parameter is bound on every row, so rewind() without clearing; text is bound without a copy because
+  // `row`, `axes_` and `extra_text_` outlive the step.
+  const std::optional<double> no_value;
+  const auto& speedup = f.invalid ? no_value : row.speedup;  // migrations/006: an invalid row has no speedup
+  Statement& st = st_;
+  st.rewind();
+  st.bind(1, run_id_).bind(2, file_id_).bind_static(3, axes_.suite).bind_static(4, axes_.dtype);
+  st.bind_static(5, axes_.mode).bind_static(6, axes_.kind).bind_static(7, axes_.config).bind_static(8, row.model);
+  st.bind(9, row.line).bind_static(10, row.dev).bind(11, row.batch_size).bind(12, speedup);
+  st.bind_static(13, row.speedup_text).bind(14, row.abs_latency_ms);
+  st.bind(15, f.invalid ? no_value : row.eager_latency_ms());
+  st.bind(16, row.compilation_latency_s).bind(17, row.compression_ratio).bind(18, row.eager_peak_mem_gb);
+  st.bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured).bind(21, row.unique_graphs);
+  st.bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks).bind(24, row.autograd_captures);
+  st.bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips).bind(27, row.fallbacks_to_eager);
+  st.bind_static(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
+  st.bind(30, static_cast<int>(f.failed)).bind(31, static_cast<int>(f.accuracy_failed));
+  if (row.extra.empty()) {
+    st.bind_null(32);
+  } else {
+    json extra = json::object();
+    for (const auto& [name, value] : row.extra) extra[name] = value;
+    extra_text_ = extra.dump(-1, ' ', false, json::error_handler_t::replace);
+    st.bind_static(32, extra_text_);
+  }
+  st.bind(33, static_cast<int>(f.invalid));
+  return st.run();
+}
+
 Result<void> Store::insert_results(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
                                    const std::vector<ingest::ResultRow>& rows, const std::vector<RowFlags>& flags) {
-  auto st = Statement::prepare(db_, kInsertResult);
-  if (!st) return std::move(st).error();
-  std::string extra_text;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& row = rows[i];
-    const RowFlags f = i < flags.size() ? flags[i] : RowFlags{};
-    // Every parameter is bound on every row, so rewind() without clearing; text is bound without a
-    // copy because `rows`, `axes` and `extra_text` outlive the step.
-    st->rewind();
-    st->bind(1, run_id).bind(2, file_id).bind_static(3, axes.suite).bind_static(4, axes.dtype);
-    st->bind_static(5, axes.mode).bind_static(6, axes.kind).bind_static(7, axes.config).bind_static(8, row.model);
-    st->bind(9, row.line).bind_static(10, row.dev).bind(11, row.batch_size).bind(12, row.speedup);
-    st->bind_static(13, row.speedup_text).bind(14, row.abs_latency_ms).bind(15, row.eager_latency_ms());
-    st->bind(16, row.compilation_latency_s).bind(17, row.compression_ratio).bind(18, row.eager_peak_mem_gb);
-    st->bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured).bind(21, row.unique_graphs);
-    st->bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks).bind(24, row.autograd_captures);
-    st->bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips).bind(27, row.fallbacks_to_eager);
-    st->bind_static(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
-    st->bind(30, static_cast<int>(f.failed)).bind(31, static_cast<int>(f.accuracy_failed));
-    if (row.extra.empty()) {
-      st->bind_null(32);
-    } else {
-      json extra = json::object();
-      for (const auto& [name, value] : row.extra) extra[name] = value;
-      extra_text = extra.dump(-1, ' ', false, json::error_handler_t::replace);
-      st->bind_static(32, extra_text);
-    }
-    PT_TRY(st->run());
-  }
+  auto writer = ResultWriter::open(*this, run_id, file_id, axes);
+  if (!writer) return std::move(writer).error();
+  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer->add(rows[i], i < flags.size() ? flags[i] : RowFlags{}));
   return {};
 }
 
@@ -422,7 +437,7 @@ Result<RunCounts> Store::run_counts(std::int64_t run_id, double threshold) {
   auto row = st->step();
   if (!row) return std::move(row).error();
   return RunCounts{st->int64(0), st->int64(1), st->int64(2), st->int64(3),
-                   st->int64(4), st->int64(5), st->int64(6)};
+                   st->int64(4), st->int64(5), st->int64(6), st->int64(7)};
 }
 
 Result<std::vector<ResultRecord>> Store::results(const ResultFilter& filter) {
@@ -443,6 +458,7 @@ Result<std::vector<ResultRecord>> Store::results(const ResultFilter& filter) {
     case ResultFlag::accuracy_failed: sql += " AND x.accuracy_failed = 1"; break;
     case ResultFlag::unreliable: sql += " AND x.unreliable = 1"; break;
     case ResultFlag::deviates: sql += " AND x.deviates = 1"; break;
+    case ResultFlag::invalid: sql += " AND x.invalid = 1"; break;
   }
   sql += " ORDER BY r.created_at, r.id, x.suite, x.dtype, x.mode, x.kind, x.config, x.file_id, x.line";
   if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit) + " OFFSET " + std::to_string(filter.offset);

@@ -59,6 +59,7 @@ struct NewFile {
 struct RowFlags {
   bool failed = false;
   bool accuracy_failed = false;
+  bool invalid = false;  // stored with speedup (and eager latency) NULL: see migrations/006_invalid_flag.sql
 };
 
 struct ResultRecord {
@@ -82,11 +83,12 @@ struct ResultRecord {
   bool accuracy_failed = false;
   bool unreliable = false;
   bool deviates = false;
+  bool invalid = false;
   std::optional<std::string> expected_accuracy;
   std::string extra_json;  // "" when the row had no unknown columns
 };
 
-enum class ResultFlag { any, slow, failed, accuracy_failed, unreliable, deviates };
+enum class ResultFlag { any, slow, failed, accuracy_failed, unreliable, deviates, invalid };
 
 struct ResultFilter {
   std::vector<std::int64_t> run_ids;  // empty = every run
@@ -104,7 +106,27 @@ struct MissingRecord {
 };
 
 struct RunCounts {
-  std::int64_t files = 0, rows = 0, slow = 0, failed = 0, accuracy_failed = 0, unreliable = 0, deviates = 0;
+  std::int64_t files = 0, rows = 0, slow = 0, failed = 0, accuracy_failed = 0, unreliable = 0, deviates = 0,
+               invalid = 0;
+};
+
+class Store;
+
+// Inserts the result rows of one stored file one at a time (the statement is prepared once), so that a file's
+// rows need not be in memory together. Use inside the caller's Transaction; the Store must outlive it.
+class ResultWriter {
+ public:
+  static Result<ResultWriter> open(Store& store, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
+  Result<void> add(const ingest::ResultRow& row, const RowFlags& flags);
+
+ private:
+  ResultWriter(Statement st, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes)
+      : st_(std::move(st)), run_id_(run_id), file_id_(file_id), axes_(std::move(axes)) {}
+  Statement st_;
+  std::int64_t run_id_;
+  std::int64_t file_id_;
+  ingest::Axes axes_;
+  std::string extra_text_;
 };
 
 class Store {

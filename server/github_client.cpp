@@ -117,6 +117,24 @@ GitHubResponse GitHubClient::request(std::string_view method, std::string_view p
   return out;
 }
 
+bool is_github_repo(std::string_view repo) noexcept {
+  const auto slash = repo.find('/');
+  if (slash == std::string_view::npos) return false;
+  const auto owner = repo.substr(0, slash);
+  const auto name = repo.substr(slash + 1);
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (owner.empty() || owner.size() > 39 || owner.front() == '-' || owner.back() == '-') return false;
+  for (std::size_t i = 0; i < owner.size(); ++i) {
+    if (alnum(owner[i])) continue;
+    if (owner[i] != '-' || owner[i - 1] == '-') return false;
+  }
+  if (name.empty() || name.size() > 100 || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
 GitHubResponse GitHubClient::add_labels(std::string_view repo, std::int64_t number,
                                         const std::vector<std::string>& labels) {
   return request("POST", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) + "/labels",

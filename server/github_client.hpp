@@ -25,6 +25,11 @@ struct GitHubResponse {
   [[nodiscard]] nlohmann::json json() const;  // discarded value when the body is not JSON
 };
 
+// GitHub's grammar for "owner/name": the owner is 1-39 letters, digits or single inner hyphens; the name is 1-100 of
+// letters, digits, '.', '-', '_' and not "." or "..". Checked before any URL is built from a repository name, so a
+// stored or requested name can never steer the token to another API path ("a/b/milestones?x=").
+bool is_github_repo(std::string_view repo) noexcept;
+
 struct GitHubClientConfig {
   std::string api_base = "https://api.github.com";
   std::string token;

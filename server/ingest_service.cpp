@@ -1,11 +1,19 @@
 #include "server/ingest_service.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <thread>
+#include <unordered_set>
 
 #include "analyzers/flags/flags.hpp"
+#include "common/bounded_json.hpp"
 #include "ingest/artifact_path.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/reference_csv.hpp"
@@ -17,7 +25,8 @@ namespace {
 
 using nlohmann::json;
 
-// A file recognised and parsed, not yet stored.
+// A file recognised and validated, not yet stored. Result rows are not kept: only where each kept row is in the
+// bytes (ingest::ScannedResults); store_file() reads them again while inserting them.
 struct PreparedFile {
   ingest::InputFile input;
   std::string sha256;
@@ -25,7 +34,7 @@ struct PreparedFile {
   ingest::Axes axes;
   std::string format;
   std::string header;
-  ingest::ParsedResults results;      // when format is performance / accuracy
+  ingest::ScannedResults results;     // when format is performance / accuracy
   ingest::ParsedReference reference;  // when format is reference:*
   bool is_reference = false;
 };
@@ -51,11 +60,11 @@ Result<std::vector<ingest::InputFile>> expand_archives(std::vector<ingest::Input
                                                        const ingest::UnpackLimits& limits) {
   std::vector<ingest::InputFile> out;
   for (auto& f : files) {
-    if (ingest::detect_archive(f.bytes) == ingest::ArchiveType::none) {
+    if (ingest::detect_archive(f.data()) == ingest::ArchiveType::none) {
       out.push_back(std::move(f));
       continue;
     }
-    auto members = ingest::unpack_archive(f.bytes, f.path, limits);
+    auto members = ingest::unpack_archive(f.data(), f.path, limits);
     if (!members) return std::move(members).error();
     for (auto& m : *members) out.push_back(std::move(m));
   }
@@ -75,31 +84,37 @@ std::string first_line(std::string_view bytes) {
   return {};
 }
 
-Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
+Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta, const ingest::CsvLimits& csv_limits) {
   PreparedFile p;
-  p.sha256 = schema::sha256_hex(file.bytes);
-  p.compressed = schema::deflate_bytes(file.bytes);
-  p.header = first_line(file.bytes);
-  if (file.bytes.empty()) {
+  const std::string_view bytes = file.data();
+  p.sha256 = schema::sha256_hex(bytes);
+  p.compressed = schema::deflate_bytes(bytes);
+  p.header = first_line(bytes);
+  if (bytes.empty()) {
     return make_error(ErrorKind::invalid_input, "empty_file", "file is empty", file.path, 0);
   }
   p.axes = meta.axes;
   ingest::fill_missing(p.axes, ingest::axes_from_path(file.path));
-  switch (ingest::sniff_csv(file.bytes)) {
+  switch (ingest::sniff_csv(bytes, csv_limits)) {
     case ingest::CsvFlavor::results: {
-      auto parsed = ingest::parse_results_csv(file.bytes, file.path);
-      if (!parsed) return std::move(parsed).error();
-      p.results = std::move(*parsed);
-      if (!meta.axes.kind.empty() && meta.axes.kind != p.results.kind) {
+      auto scanned = ingest::scan_results_csv(bytes, file.path, csv_limits);
+      if (!scanned) return std::move(scanned).error();
+      p.results = std::move(*scanned);
+      const std::string& kind = p.results.summary.kind;
+      if (!meta.axes.kind.empty() && meta.axes.kind != kind) {
         return make_error(ErrorKind::invalid_input, "kind_mismatch",
-                          "the upload says kind=" + meta.axes.kind + " but the header is a " + p.results.kind +
-                              " header",
+                          "the upload says kind=" + meta.axes.kind + " but the header is a " + kind + " header",
                           file.path, 1);
       }
-      p.axes.kind = p.results.kind;  // the header is the truth; a path saying otherwise loses
-      ingest::fill_missing(p.axes, p.results.content_axes);
-      if (p.axes.device.empty() && !p.results.rows.empty()) p.axes.device = p.results.rows.front().dev;
-      p.format = p.results.kind;
+      p.axes.kind = kind;  // the header is the truth; a path saying otherwise loses
+      ingest::fill_missing(p.axes, p.results.summary.content_axes);
+      if (p.axes.device.empty() && !p.results.rows.empty()) {  // the first kept row's dev
+        PT_TRY(ingest::for_each_result_row(p.results, bytes, file.path, [&](const ingest::ResultRow& row) {
+          p.axes.device = row.dev;
+          return false;
+        }));
+      }
+      p.format = kind;
       std::vector<std::string> missing;
       if (p.axes.suite.empty()) missing.emplace_back("suite");
       if (p.axes.dtype.empty()) missing.emplace_back("dtype");
@@ -113,7 +128,7 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
       break;
     }
     case ingest::CsvFlavor::reference: {
-      auto parsed = ingest::parse_reference_csv(file.bytes, file.path, p.axes);
+      auto parsed = ingest::parse_reference_csv(bytes, file.path, p.axes, csv_limits);
       if (!parsed) return std::move(parsed).error();
       p.reference = std::move(*parsed);
       p.is_reference = true;
@@ -132,13 +147,14 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta) {
   return p;
 }
 
-Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> files, const UploadMeta& meta) {
+Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> files, const UploadMeta& meta,
+                                              const ingest::CsvLimits& csv_limits) {
   const std::size_t n = files.size();
   std::vector<std::optional<Result<PreparedFile>>> results(n);
   const std::size_t workers = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) results[i].emplace(prepare(std::move(files[i]), meta));
+    for (std::size_t i = next++; i < n; i = next++) results[i].emplace(prepare(std::move(files[i]), meta, csv_limits));
   };
   std::vector<std::thread> pool;
   for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
@@ -153,25 +169,60 @@ Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> fil
   return out;
 }
 
+// Reads the kept rows of a result file again and hands each, with its flags, to `sink` (which may store it).
+Result<analyzers::FlagCounts> judge_rows(const PreparedFile& p, const UploadMeta& meta,
+                                         const std::function<Result<void>(const ingest::ResultRow&,
+                                                                          const analyzers::RowVerdict&)>& sink) {
+  analyzers::FlagCounts counts;
+  std::optional<Error> failure;
+  PT_TRY(ingest::for_each_result_row(p.results, p.input.data(), p.input.path, [&](const ingest::ResultRow& row) {
+    const auto v = analyzers::judge_row(row, p.results.summary.kind, meta.threshold);
+    counts.add(v);
+    if (!sink) return true;
+    auto stored = sink(row, v);
+    if (stored) return true;
+    failure = std::move(stored).error();
+    return false;
+  }));
+  if (failure) return std::move(*failure);
+  return counts;
+}
+
+void set_counts(FileSummary& s, const analyzers::FlagCounts& counts) {
+  s.rows = counts.rows;
+  s.slow = counts.slow;
+  s.failed = counts.failed;
+  s.accuracy_failed = counts.accuracy_failed;
+  s.invalid = counts.invalid;
+}
+
 Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
                                const UploadMeta& meta) {
-  FileSummary s{p.input.path, p.format, p.axes.suite, p.axes.dtype, p.axes.mode, p.axes.kind, p.axes.device,
-                p.axes.config, 0, 0, 0, 0, 0, 0, "", 0};
+  FileSummary s;
+  s.path = p.input.path;
+  s.format = p.format;
+  s.suite = p.axes.suite;
+  s.dtype = p.axes.dtype;
+  s.mode = p.axes.mode;
+  s.kind = p.axes.kind;
+  s.device = p.axes.device;
+  s.config = p.axes.config;
   if (p.is_reference) {
     s.expectations = static_cast<std::int64_t>(p.reference.rows.size());
   } else {
-    const auto counts = analyzers::count_flags(p.results.rows, p.results.kind, meta.threshold);
-    s.rows = counts.rows;
-    s.slow = counts.slow;
-    s.failed = counts.failed;
-    s.accuracy_failed = counts.accuracy_failed;
-    s.duplicates_dropped = p.results.duplicates_dropped;
+    s.duplicates_dropped = p.results.summary.duplicates_dropped;
+    s.warnings = p.results.summary.warnings;
   }
 
   auto live = store.live_file(run_id, p.input.path);
   if (!live) return std::move(live).error();
   if (*live && (*live)->sha256 == p.sha256) {
     s.status = "duplicate";
+    if (!p.is_reference) {
+      auto counts = judge_rows(p, meta, nullptr);
+      if (!counts) return std::move(counts).error();
+      set_counts(s, *counts);
+    }
     return s;
   }
   if (*live && !meta.replace) {
@@ -181,23 +232,23 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
                       p.input.path);
   }
 
-  schema::NewFile nf{p.input.path, p.format, p.axes, p.input.bytes, p.sha256, p.header,
+  schema::NewFile nf{p.input.path, p.format, p.axes, p.input.data(), p.sha256, p.header,
                      static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
-                     p.results.duplicates_dropped, p.compressed};
+                     p.results.summary.duplicates_dropped, p.compressed};
   auto file_id = *live ? store.replace_file(run_id, (*live)->id, nf) : store.insert_file(run_id, nf);
   if (!file_id) return std::move(file_id).error();
   s.status = *live ? "replaced" : "stored";
   if (p.is_reference) {
     PT_TRY(store.insert_expectations(run_id, *file_id, p.reference.rows));
   } else {
-    std::vector<schema::RowFlags> flags;
-    flags.reserve(p.results.rows.size());
-    for (const auto& row : p.results.rows) {
-      const auto v = analyzers::judge_row(row, p.results.kind, meta.threshold);
-      flags.push_back({v.failed, v.accuracy_failed});
-    }
-    PT_TRY(store.insert_results(run_id, *file_id, p.axes, p.results.rows, flags));
-    if (p.results.kind == "performance") s.stored_file_id = *file_id;
+    auto writer = schema::ResultWriter::open(store, run_id, *file_id, p.axes);
+    if (!writer) return std::move(writer).error();
+    auto counts = judge_rows(p, meta, [&](const ingest::ResultRow& row, const analyzers::RowVerdict& v) {
+      return writer->add(row, schema::RowFlags{v.failed, v.accuracy_failed, v.invalid});
+    });
+    if (!counts) return std::move(counts).error();
+    set_counts(s, *counts);
+    if (p.results.summary.kind == "performance") s.stored_file_id = *file_id;
   }
   return s;
 }
@@ -209,7 +260,14 @@ bool IngestSummary::stored_anything() const {
 }
 
 Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
-  const json j = json::parse(json_text, nullptr, false);
+  // Bounded like every untrusted JSON (depth 64, 1 MiB): the environment is copied and dumped, which recurses.
+  auto parsed = parse_bounded_json(json_text, "upload meta");
+  if (!parsed) {
+    auto e = std::move(parsed).error();
+    e.file = "meta";
+    return e;
+  }
+  const json& j = *parsed;
   if (!j.is_object()) {
     return make_error(ErrorKind::invalid_input, "bad_meta", "the meta part must be a JSON object", "meta");
   }
@@ -253,8 +311,13 @@ Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
   return {};
 }
 
-Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_in, std::vector<ingest::InputFile> files,
-                                   const ingest::UnpackLimits& limits) {
+namespace {
+
+// The whole upload; `files` and everything derived from it are freed when it returns.
+Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta_in, std::vector<ingest::InputFile> files,
+                                    const ingest::UnpackLimits& limits, const ingest::CsvLimits& csv_limits,
+                                    std::size_t& upload_bytes) {
+  for (const auto& f : files) upload_bytes += f.data().size();
   UploadMeta meta = meta_in;
   meta.axes.suite = ingest::normalize_suite(meta.axes.suite);
   meta.axes.dtype = ingest::normalize_dtype(meta.axes.dtype);
@@ -268,17 +331,19 @@ Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_
   auto expanded = expand_archives(std::move(files), limits);
   if (!expanded) return std::move(expanded).error();
 
-  for (std::size_t i = 0; i < expanded->size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if ((*expanded)[j].path == (*expanded)[i].path) {
-        return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice",
-                          (*expanded)[i].path);
-      }
+  std::size_t expanded_bytes = 0;
+  std::unordered_set<std::string_view> paths;
+  paths.reserve(expanded->size());
+  for (const auto& f : *expanded) {
+    expanded_bytes += f.data().size();
+    if (!paths.insert(f.path).second) {
+      return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice", f.path);
     }
   }
+  upload_bytes = std::max(upload_bytes, expanded_bytes);
   // Parsing, hashing and compressing are independent per file: spread them over the cores (the
   // transaction below is serial anyway). The first error in upload order wins, as in a serial loop.
-  auto prepared = prepare_all(std::move(*expanded), meta);
+  auto prepared = prepare_all(std::move(*expanded), meta, csv_limits);
   if (!prepared) return std::move(prepared).error();
 
   IngestSummary summary;
@@ -306,8 +371,37 @@ Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta_
   return summary;
 }
 
+}  // namespace
+
+Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta, std::vector<ingest::InputFile> files,
+                                   const ingest::UnpackLimits& limits, const ingest::CsvLimits& csv_limits) {
+  std::size_t upload_bytes = 0;
+  auto summary = ingest_upload(store, meta, std::move(files), limits, csv_limits, upload_bytes);
+  // The upload's buffers are freed by now; glibc keeps freed heap (and the parse threads' arenas) for reuse,
+  // which after a large upload would leave the process hundreds of MB bigger. Hand it back.
+#if defined(__GLIBC__)
+  if (upload_bytes > kTrimAfterBytes) malloc_trim(0);
+#endif
+  return summary;
+}
+
+namespace {
+
+json warnings_json(const FileSummary& f, bool with_file) {
+  json out = json::array();
+  for (const auto& w : f.warnings) {
+    json j = {{"code", w.code}, {"message", w.message}, {"rows", w.rows}, {"cells", w.cells}, {"line", w.first_line}};
+    if (with_file) j["file"] = f.path;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
 json to_json(const IngestSummary& summary) {
   json files = json::array();
+  json warnings = json::array();
   for (const auto& f : summary.files) {
     files.push_back({{"path", f.path},
                      {"format", f.format},
@@ -323,9 +417,12 @@ json to_json(const IngestSummary& summary) {
                      {"accuracy_failed", f.accuracy_failed},
                      {"duplicates_dropped", f.duplicates_dropped},
                      {"expectations", f.expectations},
-                     {"status", f.status}});
+                     {"invalid", f.invalid},
+                     {"status", f.status},
+                     {"warnings", warnings_json(f, false)}});
+    for (auto& w : warnings_json(f, true)) warnings.push_back(std::move(w));
   }
-  return {{"run", summary.run}, {"files", files}, {"errors", json::array()}};
+  return {{"run", summary.run}, {"files", files}, {"errors", json::array()}, {"warnings", warnings}};
 }
 
 json to_json(const Error& error) {

@@ -30,9 +30,11 @@ struct UploadMeta {
 
 struct FileSummary {
   std::string path, format, suite, dtype, mode, kind, device, config;
-  std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0;
+  std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0,
+               invalid = 0;
   std::string status;  // stored | duplicate | replaced
   std::int64_t stored_file_id = 0;  // a performance file stored by this upload (feeds the backlog)
+  std::vector<ingest::CsvWarning> warnings;  // accepted but not kept as written (extra cells dropped)
 };
 
 struct IngestSummary {
@@ -45,9 +47,15 @@ struct IngestSummary {
 // filling only the fields it names. Used for the multipart `meta` part.
 Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text);
 
-Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta, std::vector<ingest::InputFile> files,
-                                   const ingest::UnpackLimits& limits = {});
+// Memory: the upload's bytes (owned or borrowed), one deflated copy of each file and ~24 bytes per kept row;
+// rows are read again from the bytes while they are inserted (ingest::scan_results_csv). After an upload of more
+// than kTrimAfterBytes the freed heap is handed back to the system (malloc_trim).
+inline constexpr std::size_t kTrimAfterBytes = 8u << 20;
 
+Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta, std::vector<ingest::InputFile> files,
+                                   const ingest::UnpackLimits& limits = {}, const ingest::CsvLimits& csv_limits = {});
+
+// {"run","files":[{...,"warnings":[...]}],"errors":[],"warnings":[{"file","code","message","rows","cells","line"}]}
 nlohmann::json to_json(const IngestSummary& summary);
 nlohmann::json to_json(const Error& error);  // {"code","message","file","line","column"}
 

@@ -157,10 +157,18 @@ std::string issue_platform(const lb::LabelResult& result, const lb::Taxonomy& ta
   return {};
 }
 
+Result<lb::LabelResult> label_with_evidence(schema::Store& store, const lb::IssueInput& issue,
+                                            const lb::Taxonomy& taxonomy, const lb::LabelSettings& settings) {
+  auto text_only = lb::label_issue_within(issue, taxonomy, {}, settings);
+  if (!text_only || text_only->cases.empty()) return text_only;
+  return lb::label_issue_within(issue, taxonomy, make_evidence_lookup(store, issue_platform(*text_only, taxonomy)),
+                                settings);
+}
+
 lb::LabelResult label_with_evidence(schema::Store& store, const lb::IssueInput& issue, const lb::Taxonomy& taxonomy) {
-  const auto text_only = lb::label_issue(issue, taxonomy);
-  if (text_only.cases.empty()) return text_only;
-  return lb::label_issue(issue, taxonomy, make_evidence_lookup(store, issue_platform(text_only, taxonomy)));
+  lb::LabelSettings unlimited;
+  unlimited.cpu_budget = std::chrono::microseconds::max();
+  return std::move(label_with_evidence(store, issue, taxonomy, unlimited)).value();
 }
 
 }  // namespace perftriage::server

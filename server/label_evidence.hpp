@@ -17,6 +17,13 @@ analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, st
 std::string issue_platform(const analyzers::labeler::LabelResult& result, const analyzers::labeler::Taxonomy& taxonomy);
 
 // Labels once from the text to learn the platform, then again with the database's evidence for that platform.
+// Each pass runs within `settings.cpu_budget` (and the input caps): over it, an unprocessable
+// `label_budget_exceeded` error instead of a result.
+Result<analyzers::labeler::LabelResult> label_with_evidence(schema::Store& store,
+                                                            const analyzers::labeler::IssueInput& issue,
+                                                            const analyzers::labeler::Taxonomy& taxonomy,
+                                                            const analyzers::labeler::LabelSettings& settings);
+// The same without a CPU budget (trusted callers: the CLI and tests).
 analyzers::labeler::LabelResult label_with_evidence(schema::Store& store, const analyzers::labeler::IssueInput& issue,
                                                     const analyzers::labeler::Taxonomy& taxonomy);
 

@@ -213,6 +213,9 @@ Outcome OutboxWorker::execute(const schema::OutboxRow& row, schema::Database& db
   const auto attempts = row.attempts + 1;
   const auto& policy = options_.retry;
   auto answer = [&](const GitHubResponse& r) { return decide(r, attempts, unix_ms(), policy); };
+  if (!is_github_repo(row.repo)) {  // rows written before names were validated: never build a URL from them
+    return Outcome{Outcome::Kind::failed, 0, false, "'" + row.repo + "' is not a GitHub owner/name"};
+  }
   auto db_trouble = [&](const Error& e) {
     return Outcome{Outcome::Kind::retry, backoff_ms(attempts, policy), false, "database: " + e.message};
   };

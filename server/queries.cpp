@@ -84,7 +84,8 @@ json run_json(const schema::RunRecord& run, const schema::RunCounts& counts) {
             {"failed", counts.failed},
             {"accuracy_failed", counts.accuracy_failed},
             {"unreliable", counts.unreliable},
-            {"deviates", counts.deviates}}}};
+            {"deviates", counts.deviates},
+            {"invalid", counts.invalid}}}};
 }
 
 json file_json(const schema::FileRecord& f) {
@@ -128,11 +129,13 @@ json result_json(const schema::ResultRecord& r, double threshold) {
             {"accuracy", r.accuracy.empty() ? json() : json(r.accuracy)},
             {"expected_accuracy", opt(r.expected_accuracy)}};
   json flags = json::array();
-  if (r.kind == "performance" && !r.failed && analyzers::is_slow(r.speedup, threshold)) flags.push_back("slow");
+  if (r.kind == "performance" && !r.failed && !r.invalid && analyzers::is_slow(r.speedup, threshold))
+    flags.push_back("slow");
   if (r.failed) flags.push_back("failed");
   if (r.accuracy_failed) flags.push_back("accuracy_failed");
   if (r.unreliable) flags.push_back("unreliable");
   if (r.deviates) flags.push_back("deviates");
+  if (r.invalid) flags.push_back("invalid");
   if (r.short_row) flags.push_back("short_row");
   j["flags"] = flags;
   json extra = json::parse(r.extra_json, nullptr, false);

@@ -38,24 +38,35 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
 
 }  // namespace
 
-void Router::add(std::string method, std::string pattern, Handler handler) {
-  routes_.push_back(Route{std::move(method), split_path(pattern), std::move(handler)});
+void Router::add(std::string method, std::string pattern, Handler handler, RouteOptions options) {
+  routes_.push_back(Route{std::move(method), split_path(pattern), std::move(handler), std::move(options)});
+}
+
+const Router::Route* Router::find(std::string_view method, const std::vector<std::string>& raw,
+                                  std::vector<std::string>& params, std::string* allow) const {
+  for (const auto& route : routes_) {
+    if (!match(route.segments, raw, params)) continue;
+    const bool same = route.method == method || (route.method == "GET" && method == "HEAD");
+    if (same) return &route;
+    if (allow != nullptr) *allow += (allow->empty() ? "" : ", ") + route.method;
+  }
+  return nullptr;
+}
+
+const RouteOptions& Router::options_for(std::string_view method, std::string_view path) const {
+  std::vector<std::string> params;
+  const Route* route = find(method, split_path(path), params, nullptr);
+  return route != nullptr ? route->options : unknown_;
 }
 
 ApiResponse Router::dispatch(ApiRequest request, AppContext& app) const {
   const auto raw = split_path(request.path);  // segments still percent-encoded
   std::string allow;
   std::vector<std::string> params;
-  for (const auto& route : routes_) {
-    if (!match(route.segments, raw, params)) continue;
-    const bool same = route.method == request.method || (route.method == "GET" && request.method == "HEAD");
-    if (!same) {
-      allow += (allow.empty() ? "" : ", ") + route.method;
-      continue;
-    }
-    request.params = params;
+  if (const Route* route = find(request.method, raw, params, &allow)) {
+    request.params = std::move(params);
     try {
-      return route.handler(request, app);
+      return route->handler(request, app);
     } catch (const std::exception& e) {  // a bug must answer 500, never take the server down
       return error_response(make_error(ErrorKind::internal, "internal", std::string("internal error: ") + e.what()));
     }

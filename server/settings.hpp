@@ -28,6 +28,12 @@ struct Settings {
   unsigned threads = 2;
   std::size_t max_body_bytes = 256ull << 20;  // one upload: a whole nightly archive fits
   std::size_t max_header_bytes = 16 * 1024;
+  // Request handling runs on two bounded pools, never on the I/O threads (see server/work_pool.hpp): reads, and
+  // heavy work (ingest, classify, label, webhooks). A full queue answers 503 with Retry-After.
+  unsigned read_workers = 4;
+  std::size_t read_queue = 256;
+  unsigned heavy_workers = 2;
+  std::size_t heavy_queue = 8;
   double slow_threshold = 1.0;
   ingest::UnpackLimits unpack;
   std::string web_dir;  // dashboard assets; "" = built-in path

@@ -241,12 +241,21 @@ function colorSwatch(color) {
 
 const pages = { overview, run: runPage, compare, case: casePage, backlog, issues };
 
+// Readiness signal for people and tests: every render gets a new generation, published on <html data-generation>
+// synchronously before anything is awaited; its view carries the same generation, the hash it renders and
+// data-loading, which turns "false" only when that render's DOM is complete and it is still the latest one. A render
+// overtaken by a newer one (a second hashchange while the first awaits the API) leaves its detached view alone.
+let generation = 0;
+
 async function render() {
+  const gen = ++generation;
+  document.documentElement.dataset.generation = String(gen);
   const { page, params } = parseHash();
   const app = document.getElementById('app');
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.page === page);
   const fn = pages[page] || overview;
-  const view = el('div', { class: `page page-${page}`, 'data-loading': 'true' });
+  const view = el('div', { class: `page page-${page}`, 'data-loading': 'true', 'data-generation': String(gen) });
+  view.dataset.hash = location.hash;
   clear(app);
   app.appendChild(view);
   try {
@@ -254,6 +263,7 @@ async function render() {
   } catch (e) {
     view.appendChild(errorBox(e));
   }
+  if (gen !== generation) return;
   view.dataset.loading = 'false';
   document.title = `perftriage · ${page}`;
 }

@@ -208,7 +208,7 @@ std::optional<Decision> decide_module(const Context& c) {
     if (!cs.e2e) sources.push_back({"case " + quote(cs.test_id, 90), lower(cs.suite + " " + cs.test_id)});
   for (const auto& e : c.error_lines) {
     auto l = lower(e);
-    for (std::size_t pos; (pos = l.find("benchmarks/dynamo/")) != std::string::npos;) l.erase(pos, 18);
+    l = erase_all(l, "benchmarks/dynamo/");
     sources.push_back({"error text " + quote(e, 70), l});
   }
   if (!c.code_lower.empty()) sources.push_back({"repro code", c.code_lower});
@@ -245,6 +245,7 @@ std::optional<Decision> decide_module(const Context& c) {
     if (rule.key == "inductor" && !e2e_inductor.empty()) return Decision{rule.key, e2e_inductor};
     if (rule.key == "ops" && !e2e_eager.empty() && e2e_inductor.empty()) return Decision{rule.key, e2e_eager};
     for (const auto& s : sources) {
+      tick(c.budget);
       if (s.text == "\x01" + rule.key) return Decision{rule.key, "Title tag " + s.what.substr(10) + "."};
       for (const auto& p : rule.patterns)
         if (matches_pattern(s.text, p)) {

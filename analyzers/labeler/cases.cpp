@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
-#include <regex>
 #include <set>
 
+#include "analyzers/labeler/re.hpp"
 #include "analyzers/labeler/text.hpp"
 #include "analyzers/labeler/vocab.hpp"
 
@@ -136,8 +136,9 @@ struct Found {
 
 // ---- E2E tables -------------------------------------------------------------------------------------------------
 void scan_tables(const std::vector<std::string>& lines, std::string_view title, std::vector<Found>& out,
-                 CaseScan& scan) {
+                 CaseScan& scan, Budget* budget) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    tick(budget);
     auto mode = split_mode(lines[i]);
     auto header = read_header(cells_of(lines[i], mode));
     if (!header) continue;
@@ -155,6 +156,7 @@ void scan_tables(const std::vector<std::string>& lines, std::string_view title, 
     std::size_t j = i + 1;
     int rows = 0;
     for (; j < lines.size(); ++j) {
+      tick(budget);
       auto t = trim(lines[j]);
       if (t.empty()) break;
       if (mode == Split::pipe && t.find('|') == std::string_view::npos) break;
@@ -200,22 +202,23 @@ void scan_tables(const std::vector<std::string>& lines, std::string_view title, 
 }
 
 // ---- Summary logs -----------------------------------------------------------------------------------------------
-void scan_summaries(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan) {
-  static const std::regex kHeader(R"(summary\s+for\s+(\S+)\s+(\S+)\s+(\S+)\s+(accuracy|performance))",
-                                  std::regex::icase);
-  static const std::regex kPair(R"(\[\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\])");
+void scan_summaries(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan, Budget* budget) {
+  static const Regex kHeader(R"(summary\s+for\s+(\S+)\s+(\S+)\s+(\S+)\s+(accuracy|performance))", /*icase=*/true);
+  static const Regex kPair(R"(\[\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]\s*\])");
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_search(lines[i], m, kHeader)) continue;
+    tick(budget);
+    Match m;
+    if (!re_search(lines[i], kHeader, m)) continue;
     Combined ctx;
-    ctx.suite = normalize_suite(m[1].str());
-    ctx.dtype = normalize_dtype(m[2].str());
-    ctx.mode = normalize_mode(m[3].str());
+    ctx.suite = normalize_suite(m.str(1));
+    ctx.dtype = normalize_dtype(m.str(2));
+    ctx.mode = normalize_mode(m.str(3));
     scan.e2e_log = true;
     if (scan.table_shape.empty()) scan.table_shape = "Summary log";
     for (std::size_t j = i + 1; j < lines.size(); ++j) {
+      tick(budget);
       const auto& l = lines[j];
-      if (trim(l).empty() || std::regex_search(l, kHeader)) break;
+      if (trim(l).empty() || re_search(l, kHeader)) break;
       auto add = [&](const std::string& model, const std::string& status) {
         if (lower(status) == "pass" || !is_model_name(model)) return;
         ParsedCase c;
@@ -228,10 +231,10 @@ void scan_summaries(const std::vector<std::string>& lines, std::vector<Found>& o
         out.push_back({std::move(c), 0});
       };
       bool any = false;
-      for (auto it = std::sregex_iterator(l.begin(), l.end(), kPair); it != std::sregex_iterator(); ++it) {
-        add((*it)[1].str(), (*it)[2].str());
+      re_each(l, kPair, [&](const Match& pm) {
+        add(pm.str(1), pm.str(2));
         any = true;
-      }
+      });
       if (any) continue;
       // "xpu  eval  hf_Longformer  fail_accuracy", "hf_Longformer,fail_accuracy", "hf_Longformer: fail_accuracy"
       std::string norm(l);
@@ -244,19 +247,27 @@ void scan_summaries(const std::vector<std::string>& lines, std::vector<Found>& o
 }
 
 // ---- benchmarks/dynamo/<suite>.py commands ----------------------------------------------------------------------
-void scan_commands(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan) {
-  static const std::regex kCmd(R"(benchmarks/dynamo/(huggingface|timm_models|torchbench)\.py)");
+void scan_commands(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan, Budget* budget) {
+  static const Regex kCmd(R"(benchmarks/dynamo/(huggingface|timm_models|torchbench)\.py)");
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::smatch m;
-    if (!std::regex_search(lines[i], m, kCmd)) continue;
-    std::string cmd = m.suffix().str();
-    for (std::size_t j = i; j + 1 < lines.size() && !trim(lines[j]).empty() && trim(lines[j]).back() == '\\'; ++j)
+    tick(budget);
+    Match m;
+    if (!re_search(lines[i], kCmd, m)) continue;
+    std::string cmd = lines[i].substr(m.end(lines[i]));
+    // Continuation lines ("\" at the end), at most kMaxContinuation of them: every command line re-reads the lines
+    // after it, so a body of thousands of continued command lines was quadratic. Real commands span a few lines.
+    constexpr std::size_t kMaxContinuation = 32;
+    for (std::size_t j = i; j + 1 < lines.size() && j < i + kMaxContinuation && !trim(lines[j]).empty() &&
+                            trim(lines[j]).back() == '\\';
+         ++j) {
+      tick(budget);
       cmd += " " + lines[j + 1];
+    }
     std::replace(cmd.begin(), cmd.end(), '\\', ' ');
     auto toks = cells_of(cmd, Split::space);
     ParsedCase c;
     c.e2e = true;
-    c.suite = normalize_suite(m[1].str());
+    c.suite = normalize_suite(m.str(1));
     c.text = std::string(trim(lines[i]));
     c.line = i;
     bool amp = false;
@@ -299,13 +310,14 @@ ParsedCase ut_case(std::string suite, std::string cls, std::string test, std::st
   return c;
 }
 
-void scan_ut(const std::vector<std::string>& lines, std::vector<Found>& out) {
-  static const std::regex kRow(R"(^\s*[-*]?\s*`?(\w+),([\w.-]+),(test\w*)`?\s*$)");
-  static const std::regex kPytest(R"(([\w./\\-]*\w\.py)::(\w+)(?:::(\w+))?(\[[^\]\s]*\])?)");
-  static const std::regex kFailed(R"(^\s*(?:FAILED|ERROR)\s+(\S+::\S+)(?:\s+-\s+(.*))?$)");
-  static const std::regex kDashK(R"(([\w./-]*\w\.py)\b[^|]*?\s-k\s+['"]?(test\w+))");
+void scan_ut(const std::vector<std::string>& lines, std::vector<Found>& out, Budget* budget) {
+  static const Regex kRow(R"(^\s*[-*]?\s*`?(\w+),([\w.-]+),(test\w*)`?\s*$)");
+  static const Regex kPytest(R"(([\w./\\-]*\w\.py)::(\w+)(?:::(\w+))?(\[[^\]\s]*\])?)");
+  static const Regex kFailed(R"(^\s*(?:FAILED|ERROR)\s+(\S+::\S+)(?:\s+-\s+(.*))?$)");
+  static const Regex kDashK(R"(([\w./-]*\w\.py)\b[^|]*?\s-k\s+['"]?(test\w+))");
   bool in_cases = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    tick(budget);
     const auto& l = lines[i];
     auto t = lower(trim(l));
     if (t.starts_with("cases:") || t.starts_with("**cases:**") || t.starts_with("### cases") ||
@@ -313,31 +325,29 @@ void scan_ut(const std::vector<std::string>& lines, std::vector<Found>& out) {
       in_cases = true;
       continue;
     }
-    std::smatch m;
-    if (std::regex_match(l, m, kRow) && (in_cases || lower(m[1].str()).ends_with("ut"))) {
-      out.push_back({ut_case(m[1].str(), m[2].str(), m[3].str(), m[2].str() + "::" + m[3].str(), i, l), 0});
+    Match m;
+    if (re_full(l, kRow, m) && (in_cases || lower(m.str(1)).ends_with("ut"))) {
+      out.push_back({ut_case(m.str(1), m.str(2), m.str(3), m.str(2) + "::" + m.str(3), i, l), 0});
       continue;
     }
     if (t.empty()) in_cases = false;
     std::string error;
     std::string searched = l;
-    if (std::regex_match(l, m, kFailed)) {
-      error = m[2].matched ? std::string(trim(m[2].str())) : std::string{};
-      searched = m[1].str();
+    if (re_full(l, kFailed, m)) {
+      error = m.matched(2) ? std::string(trim(m.str(2))) : std::string{};
+      searched = m.str(1);
     }
     std::size_t order = 0;
-    for (auto it = std::sregex_iterator(searched.begin(), searched.end(), kPytest); it != std::sregex_iterator();
-         ++it) {
-      const auto& pm = *it;
-      std::string file = pm[1].str(), cls = pm[2].str();
-      std::string test = pm[3].matched ? pm[3].str() : (cls.starts_with("test") ? cls : std::string{});
-      if (!pm[3].matched && cls.starts_with("test")) cls.clear();
-      auto c = ut_case(file, cls, test, pm[0].str(), i, l);
+    re_each(searched, kPytest, [&](const Match& pm) {
+      std::string file = pm.str(1), cls = pm.str(2);
+      std::string test = pm.matched(3) ? pm.str(3) : (cls.starts_with("test") ? cls : std::string{});
+      if (!pm.matched(3) && cls.starts_with("test")) cls.clear();
+      auto c = ut_case(file, cls, test, pm.str(0), i, l);
       c.error = error;
       out.push_back({std::move(c), order++});
-    }
-    if (order == 0 && std::regex_search(l, m, kDashK)) {
-      out.push_back({ut_case(m[1].str(), "", m[2].str(), m[1].str() + "::" + m[2].str(), i, l), 0});
+    });
+    if (order == 0 && re_search(l, kDashK, m)) {
+      out.push_back({ut_case(m.str(1), "", m.str(2), m.str(1) + "::" + m.str(2), i, l), 0});
     }
   }
 }
@@ -356,13 +366,17 @@ std::string ParsedCase::display() const {
   return join(parts, "/");
 }
 
-CaseScan extract_cases(const std::vector<std::string>& lines, std::string_view title) {
+CaseScan extract_cases(const std::vector<std::string>& lines, std::string_view title, Budget* budget) {
   CaseScan scan;
   std::vector<Found> found;
-  scan_tables(lines, title, found, scan);
-  scan_summaries(lines, found, scan);
-  scan_commands(lines, found, scan);
-  scan_ut(lines, found);
+  scan_tables(lines, title, found, scan, budget);
+  check(budget);
+  scan_summaries(lines, found, scan, budget);
+  check(budget);
+  scan_commands(lines, found, scan, budget);
+  check(budget);
+  scan_ut(lines, found, budget);
+  check(budget);
   std::stable_sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
     return a.c.line != b.c.line ? a.c.line < b.c.line : a.order < b.order;
   });

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzers/labeler/budget.hpp"
 #include "analyzers/labeler/labeler.hpp"
 
 namespace perftriage::analyzers::labeler {
@@ -18,6 +19,7 @@ struct CaseScan {
   std::string table_shape;        // for reasons: "markdown table", "Excel paste", "Summary log", ...
 };
 
-CaseScan extract_cases(const std::vector<std::string>& lines, std::string_view title);
+// `budget` (optional) is ticked per line; BudgetExceeded propagates.
+CaseScan extract_cases(const std::vector<std::string>& lines, std::string_view title, Budget* budget = nullptr);
 
 }  // namespace perftriage::analyzers::labeler

@@ -6,10 +6,9 @@
 namespace perftriage::analyzers::labeler {
 namespace {
 
-std::string drop_benchmark_paths(std::string s) {
+std::string drop_benchmark_paths(std::string_view s) {
   // "benchmarks/dynamo/huggingface.py" names a script, not the dynamo module.
-  for (std::size_t pos; (pos = s.find("benchmarks/dynamo/")) != std::string::npos;) s.erase(pos, 18);
-  return s;
+  return erase_all(s, "benchmarks/dynamo/");
 }
 
 }  // namespace
@@ -22,18 +21,21 @@ std::string quote(std::string_view s, std::size_t max) {
   return "`" + t + "`";
 }
 
-Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup) {
+Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup, Budget* budget) {
   Context c;
   c.issue = &issue;
   c.tax = &tax;
-  c.pre = preprocess(issue.body);
+  c.budget = budget;
+  c.pre = preprocess(issue.body, budget);
   c.title = parse_title(issue.title, tax);
   c.title_lower = lower(issue.title);
-  c.scan = extract_cases(c.pre.lines, issue.title);
+  check(budget);
+  c.scan = extract_cases(c.pre.lines, issue.title, budget);
 
   c.claims_lower = lower(strip_urls(c.title.rest)) + "\n";
   bool in_code = false;
   for (const auto& line : c.pre.lines) {
+    tick(budget);
     auto t = trim(line);
     if (t.starts_with("```")) {
       in_code = !in_code;
@@ -51,8 +53,12 @@ Context build_context(const IssueInput& issue, const Taxonomy& tax, const Eviden
   for (const auto& cs : c.scan.cases)
     if (!cs.error.empty()) c.error_lower += lower(cs.error) + "\n";
 
+  check(budget);
   if (lookup) {
-    for (const auto& cs : c.scan.cases) c.evidence.push_back(lookup(cs));
+    for (const auto& cs : c.scan.cases) {
+      check(budget);  // a lookup reads the database: worth a clock read each
+      c.evidence.push_back(lookup(cs));
+    }
   }
   for (const auto& label : issue.labels) {
     if (auto p = tax.parse_label(label)) c.existing[p->first].push_back({p->second, label});

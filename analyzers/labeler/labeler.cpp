@@ -3,20 +3,48 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 
 #include "analyzers/labeler/rules.hpp"
 
 namespace perftriage::analyzers::labeler {
 
-LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence) {
-  Context c = build_context(issue, taxonomy, evidence);
+namespace {
+
+// The first `max_chars` characters (UTF-8 code points; a stray continuation byte counts with the character
+// before it) of `s`; never splits a character.
+std::string cut_utf8(std::string_view s, std::size_t max_chars, bool& cut) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0U) == 0x80U) continue;  // continuation byte
+    if (chars == max_chars) {
+      cut = true;
+      return std::string(s.substr(0, i));
+    }
+    ++chars;
+  }
+  return std::string(s);
+}
+
+std::size_t utf8_chars(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0U) != 0x80U; }));
+}
+
+LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,
+                      Budget* budget) {
+  Context c = build_context(issue, taxonomy, evidence, budget);
   LabelResult r;
   r.cases = c.scan.cases;
   r.analyzed_case = r.cases.empty() ? 0 : 1;
 
+  check(budget);
   auto symptoms = decide_symptoms(c);  // sets the flags the other rules read
+  check(budget);
   auto module = decide_module(c);
+  check(budget);
   auto split = decide_need_split(c);
+  check(budget);
   r.need_split = split.has_value();
 
   auto add = [&](std::string_view axis, const std::optional<Decision>& d) {
@@ -55,7 +83,63 @@ LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const
     });
     if (fire && std::find(r.labels.begin(), r.labels.end(), imp.add) == r.labels.end()) r.labels.push_back(imp.add);
   }
+  check(budget);
   r.root_cause = root_cause(c, r.need_split);
+  check(budget);
+  return r;
+}
+
+std::string budget_text(std::chrono::microseconds budget) {
+  const auto us = budget.count();
+  if (us % 1000 == 0) return std::to_string(us / 1000) + " ms";
+  return format_number(static_cast<double>(us) / 1000.0, 3) + " ms";
+}
+
+}  // namespace
+
+IssueInput bound_input(const IssueInput& issue, const LabelSettings& settings, Truncation& truncated) {
+  IssueInput in;
+  in.repo = issue.repo;
+  in.number = issue.number;
+  in.title = cut_utf8(issue.title, settings.max_title_chars, truncated.title);
+  in.body = cut_utf8(issue.body, settings.max_body_chars, truncated.body);
+  for (const auto& label : issue.labels) {
+    if (in.labels.size() == settings.max_labels) {
+      truncated.labels = true;
+      break;
+    }
+    // Counting stops early: a 1 MB "label" costs no more than a short one.
+    if (label.size() > settings.max_label_chars * 4 || utf8_chars(label) > settings.max_label_chars) {
+      truncated.labels = true;
+      continue;
+    }
+    in.labels.push_back(label);
+  }
+  return in;
+}
+
+Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& taxonomy,
+                                       const EvidenceLookup& evidence, const LabelSettings& settings) {
+  Budget budget(settings.cpu_budget);
+  try {
+    budget.check();
+    Truncation truncated;
+    const auto in = bound_input(issue, settings, truncated);
+    auto r = run_rules(in, taxonomy, evidence, &budget);
+    r.truncated = truncated;
+    return r;
+  } catch (const BudgetExceeded&) {
+    return make_error(ErrorKind::unprocessable, "label_budget_exceeded",
+                      "labeling took more than its CPU budget of " + budget_text(settings.cpu_budget) +
+                          "; shorten the issue body");
+  }
+}
+
+LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence) {
+  Truncation truncated;
+  const auto in = bound_input(issue, LabelSettings{}, truncated);
+  auto r = run_rules(in, taxonomy, evidence, nullptr);
+  r.truncated = truncated;
   return r;
 }
 

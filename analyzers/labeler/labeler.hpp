@@ -2,6 +2,7 @@
 // The pure issue labeler: title + body + existing labels + a taxonomy -> structured axes, each with a one-line
 // reason, the labels to apply, the parsed test cases, need_split and a root-cause line. No I/O, no GitHub.
 // Rules: shared/domain/issue-labels.md. The taxonomies are data (analyzers/taxonomies/*.json, embedded at build).
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -52,6 +53,14 @@ struct AxisRow {
   std::string axis, value, reason;
 };
 
+// Which inputs were cut to the caps of LabelSettings before labeling.
+struct Truncation {
+  bool title = false;   // cut to max_title_chars
+  bool body = false;    // cut to max_body_chars
+  bool labels = false;  // labels past max_labels, or longer than max_label_chars, were dropped
+  [[nodiscard]] bool any() const { return title || body || labels; }
+};
+
 struct LabelResult {
   std::vector<AxisRow> axes;
   std::vector<std::string> labels;  // exactly what would be applied (every applied axis' value, canonical spelling)
@@ -59,8 +68,30 @@ struct LabelResult {
   int analyzed_case = 0;  // 1-based index of the analysed case; 0 when there are no cases
   bool need_split = false;
   std::string root_cause;
+  Truncation truncated;  // what of the input was not read (to_json: "truncated": {"title","body","labels"})
 };
 
+// What the labeler reads and how long it may take. The caps follow GitHub's own limits; lengths are counted in
+// characters (UTF-8 code points) and a cut never splits a character.
+struct LabelSettings {
+  std::size_t max_title_chars = 256;    // GitHub: 256
+  std::size_t max_body_chars = 65536;   // GitHub: 65,536
+  std::size_t max_labels = 100;         // labels past the first 100 are ignored
+  std::size_t max_label_chars = 50;     // GitHub: 50; a longer "label" cannot exist and is ignored
+  // CPU time of the calling thread (evidence lookups included), checked between stages and inside the per-line
+  // loops. std::chrono::microseconds::max() = no budget.
+  std::chrono::microseconds cpu_budget{2'000'000};
+};
+
+// The issue as the labeler reads it: title, body and labels cut to the settings' caps; `truncated` says what was cut.
+IssueInput bound_input(const IssueInput& issue, const LabelSettings& settings, Truncation& truncated);
+
+// The bounded entry point: caps the input, then labels within settings.cpu_budget. Over the budget it stops and
+// returns Error{ErrorKind::unprocessable, "label_budget_exceeded", "labeling took more than its CPU budget of N ms"}.
+Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& taxonomy,
+                                       const EvidenceLookup& evidence = {}, const LabelSettings& settings = {});
+
+// Caps the input like label_issue_within with default settings, without a CPU budget (never fails).
 LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence = {});
 
 nlohmann::json to_json(const ParsedCase& c);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/labeler/budget.hpp"
 #include "analyzers/labeler/cases.hpp"
 #include "analyzers/labeler/labeler.hpp"
 #include "analyzers/labeler/text.hpp"
@@ -20,6 +21,7 @@ struct Decision {
 struct Context {
   const IssueInput* issue = nullptr;
   const Taxonomy* tax = nullptr;
+  Budget* budget = nullptr;  // null: unlimited
   Preprocessed pre;
   TitleInfo title;
   CaseScan scan;
@@ -38,7 +40,8 @@ struct Context {
   double max_drop_pct = 0;      // largest "% drop" stated against a baseline
 };
 
-Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup);
+Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup,
+                      Budget* budget = nullptr);
 
 std::optional<Decision> decide_type(const Context& c);
 std::optional<Decision> decide_test(const Context& c);

@@ -1,7 +1,10 @@
 // Symptoms: performance, Accuracy, functionality (only when neither fires), regression (only with a before/after
 // pair), random, and inference / training from case 1.
-#include <regex>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 
+#include "analyzers/labeler/re.hpp"
 #include "analyzers/labeler/rules.hpp"
 #include "analyzers/labeler/vocab.hpp"
 
@@ -28,45 +31,72 @@ std::string line_with(const Context& c, std::string_view needle) {
   return std::string(needle);
 }
 
+// "compared with X" where X is not the eager / inductor / other-device baseline of one run. std::regex had this as a
+// negative lookahead, which RE2 lacks: every "compared with|to <word>" is matched and the excluded words skipped.
+std::string compared_with_baseline(std::string_view text) {
+  static const Regex kCompared(R"(\bcompared (?:with|to)\s+(\S+))");
+  static constexpr std::string_view kBaselines[] = {"eager", "inductor", "cpu", "cuda", "a100", "h100", "the eager",
+                                                    "nvidia"};
+  auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; };
+  Match m;
+  for (std::size_t from = 0; re_search(text, kCompared, m, from); from = m.begin(text) + 1) {
+    // The lookahead looked at the text after the spaces, beyond the \S+ token ("the eager" spans two).
+    const auto at = static_cast<std::size_t>(m.g[1].data() - text.data());
+    const auto rest = text.substr(at);
+    bool baseline = false;
+    for (auto b : kBaselines)
+      if (rest.starts_with(b) && (rest.size() == b.size() || !is_word(rest[b.size()]))) baseline = true;
+    if (!baseline) return m.str();
+  }
+  return "";
+}
+
 // Before/after pairs: "2.13 vs 2.12", "compared with 2.12", "last good / current", "passed ... fails".
 std::string regression_pair(const Context& c) {
-  static const std::regex kVersions(
+  static const Regex kVersions(
       R"((?:torch|pytorch|release|nightly|v)?\s*\b\d+\.\d+(?:\.\d+)?\b\S*\s*(?:vs\.?|versus|->|→|against|compared (?:with|to))\s*(?:torch|pytorch|release|nightly|v)?\s*\d+\.\d+)");
-  static const std::regex kPassedFails(
+  static const Regex kPassedFails(
       R"(\b(?:pass(?:ed|es)?|work(?:ed|s)?|was fine|good)\b(?:[^.\n]|\.\d){0,100}\b(?:but\s+)?(?:fail(?:s|ed|ing)?|broken|breaks|regress\w*|crash\w*|slower|hangs?)\b)");
-  static const std::regex kCompared(
-      R"(\bcompared (?:with|to)\s+(?!eager\b|inductor\b|cpu\b|cuda\b|a100\b|h100\b|the eager\b|nvidia\b)\S+)");
   const auto& text = c.claims_lower;
-  std::smatch m;
-  if (std::regex_search(text, m, kVersions)) return m.str();
+  Match m;
+  if (re_search(text, kVersions, m)) return m.str();
   if (auto w = first_sub(text, {"last good", "first bad", "good commit", "bad commit", "last known good",
                                 "used to pass", "used to work", "previous release", "previous nightly",
                                 "since commit", "git bisect", "bisected"});
       !w.empty())
     return w;
-  if (std::regex_search(text, m, kCompared)) return m.str();
-  if (std::regex_search(text, m, kPassedFails)) return m.str();
+  if (auto cmp = compared_with_baseline(text); !cmp.empty()) return cmp;
+  check(c.budget);
+  if (re_search(text, kPassedFails, m)) return m.str();
   // A before/after table: one header row naming two versions ("| 2.12 | 2.13 |").
-  static const std::regex kVersion(R"(\b[1-9]\.\d{1,2}\b)");
+  static const Regex kVersion(R"(\b[1-9]\.\d{1,2}\b)");
   for (std::size_t i = 0; i + 1 < c.claim_lines.size(); ++i) {
+    tick(c.budget);
     const auto& l = c.claim_lines[i];
     if (l.find('|') == std::string::npos || c.claim_lines[i + 1].find("--") == std::string::npos) continue;
     std::set<std::string> versions;
-    for (auto it = std::sregex_iterator(l.begin(), l.end(), kVersion); it != std::sregex_iterator(); ++it)
-      versions.insert(it->str());
+    re_each(l, kVersion, [&](const Match& vm) { versions.insert(vm.str()); });
     if (versions.size() >= 2) return std::string(trim(l));
   }
   return "";
 }
 
-double max_drop_percent(const std::string& text) {
-  static const std::regex kPct1(R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|decrease|lower|perf(?:ormance)? drop|worse))");
-  static const std::regex kPct2(R"((?:drop(?:s|ped)?|regress(?:ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
-  static const std::regex kPct3(R"(-\s?(\d+(?:\.\d+)?)\s*%)");
+double max_drop_percent(const std::string& text, Budget* budget) {
+  static const Regex kPct1(R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|decrease|lower|perf(?:ormance)? drop|worse))");
+  static const Regex kPct2(R"((?:drop(?:s|ped)?|regress(?:ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
+  static const Regex kPct3(R"(-\s?(\d+(?:\.\d+)?)\s*%)");
   double best = 0;
-  for (const auto* re : {&kPct1, &kPct2, &kPct3})
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), *re); it != std::sregex_iterator(); ++it)
-      best = std::max(best, std::stod((*it)[1].str()));
+  for (const auto* re : {&kPct1, &kPct2, &kPct3}) {
+    re_each(text, *re, [&](const Match& pm) {
+      tick(budget);
+      // from_chars, not std::stod: a 60,000-digit number is out of range, not an exception.
+      double v = 0;
+      const auto g = pm.g[1];
+      auto [ptr, ec] = std::from_chars(g.data(), g.data() + g.size(), v);
+      if (ec == std::errc{} && std::isfinite(v)) best = std::max(best, v);
+    });
+    check(budget);
+  }
   return best;
 }
 
@@ -111,7 +141,7 @@ std::vector<Decision> decide_symptoms(Context& c) {
         !w.empty())
       perf = quote(line_with(c, w), 90) + ".";
   }
-  c.max_drop_pct = max_drop_percent(text);
+  c.max_drop_pct = max_drop_percent(text, c.budget);
   if (perf.empty() && c.max_drop_pct > 0) perf = "States a " + format_number(c.max_drop_pct, 1) + "% drop.";
   if (ev1 && ev1->speedup) {
     if (perf.empty() && *ev1->speedup < 1) perf = "Data:";

@@ -11,13 +11,17 @@ namespace {
 
 bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-std::string replace_all(std::string s, std::string_view from, std::string_view to) {
-  std::size_t pos = 0;
-  while ((pos = s.find(from, pos)) != std::string::npos) {
-    s.replace(pos, from.size(), to);
-    pos += to.size();
+// Into a new string: replacing in place moved the tail once per occurrence (quadratic).
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t start = 0;
+  for (std::size_t pos; (pos = s.find(from, start)) != std::string_view::npos; start = pos + from.size()) {
+    out.append(s, start, pos - start);
+    out += to;
   }
-  return s;
+  out.append(s, start);
+  return out;
 }
 
 // Environment markers strong enough to call a <details> block or a line a device dump.
@@ -40,12 +44,21 @@ bool is_env_zone_start(std::string_view line) {
 }
 
 // Removes HTML of a pasted Excel range: comments, <table>/<tr>/<td> become rows of " | " cells.
-std::string strip_html(std::string s, bool& had_html) {
-  // HTML comments (<!--StartFragment-->, ...).
-  for (std::size_t pos; (pos = s.find("<!--")) != std::string::npos;) {
-    auto end = s.find("-->", pos + 4);
-    s.erase(pos, end == std::string::npos ? std::string::npos : end + 3 - pos);
-    had_html = true;
+std::string strip_html(std::string_view in, bool& had_html, Budget* budget) {
+  // HTML comments (<!--StartFragment-->, ...): each from "<!--" to the next "-->" (or the end) goes, and so does a
+  // "<!--" the erasing forms. One pass: `s` is what is kept so far, never holding a whole "<!--".
+  std::string s;
+  s.reserve(in.size());
+  for (std::size_t i = 0; i < in.size();) {
+    tick(budget);
+    s += in[i++];
+    if (s.size() >= 4 && std::string_view(s).substr(s.size() - 4) == "<!--") {
+      s.resize(s.size() - 4);
+      had_html = true;
+      const auto end = in.find("-->", i);
+      if (end == std::string_view::npos) break;
+      i = end + 3;
+    }
   }
   static constexpr std::array<std::string_view, 22> kTags{
       "table", "tbody", "thead", "tfoot", "tr", "td", "th", "col", "colgroup", "br", "span", "font", "p", "div",
@@ -53,8 +66,11 @@ std::string strip_html(std::string s, bool& had_html) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
+    tick(budget);
     if (s[i] == '<') {
-      auto close = s.find('>', i);
+      // Only a '>' within 400 chars closes a tag: look no further (a body of '<' was quadratic).
+      auto close = std::string_view(s).substr(i, 400).find('>');
+      if (close != std::string_view::npos) close += i;
       if (close != std::string::npos && close - i < 400) {
         std::string_view inner(s.data() + i + 1, close - i - 1);
         bool end_tag = !inner.empty() && inner.front() == '/';
@@ -75,10 +91,10 @@ std::string strip_html(std::string s, bool& had_html) {
     out += s[i++];
   }
   if (had_html) {
-    out = replace_all(std::move(out), "&nbsp;", " ");
-    out = replace_all(std::move(out), "&lt;", "<");
-    out = replace_all(std::move(out), "&gt;", ">");
-    out = replace_all(std::move(out), "&amp;", "&");
+    out = replace_all(out, "&nbsp;", " ");
+    out = replace_all(out, "&lt;", "<");
+    out = replace_all(out, "&gt;", ">");
+    out = replace_all(out, "&amp;", "&");
   }
   return out;
 }
@@ -184,6 +200,40 @@ std::string format_number(double v, int digits) {
   return buf;
 }
 
+std::string erase_all(std::string_view s, std::string_view needle) {
+  // All occurrences have one length, so the first one found from the start is the first to end: append char by
+  // char and drop the needle whenever the kept text ends with it.
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    out += ch;
+    if (!needle.empty() && out.size() >= needle.size() &&
+        std::string_view(out).substr(out.size() - needle.size()) == needle)
+      out.resize(out.size() - needle.size());
+  }
+  return out;
+}
+
+// Drops struck (~~...~~) prose as `for (a; (a = l.find("~~")) != npos;) { b = l.find("~~", a + 2); erase }` did, a
+// lone "~~" included, in one pass (the erase loop was quadratic on a line of "~~a~~a...").
+static std::string drop_struck(std::string_view l) {
+  std::string out;
+  out.reserve(l.size());
+  for (std::size_t i = 0; i < l.size();) {
+    out += l[i++];
+    if (out.size() >= 2 && out[out.size() - 2] == '~' && out.back() == '~') {
+      out.resize(out.size() - 2);
+      const auto b = l.find("~~", i);
+      if (b == std::string_view::npos) {  // a lone "~~": only it goes
+        out.append(l, i);
+        break;
+      }
+      i = b + 2;
+    }
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -193,30 +243,37 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
-Preprocessed preprocess(std::string_view body) {
+Preprocessed preprocess(std::string_view body, Budget* budget) {
   Preprocessed p;
-  std::string text = replace_all(std::string(body), "\r\n", "\n");
+  std::string text = replace_all(body, "\r\n", "\n");
   std::replace(text.begin(), text.end(), '\r', '\n');
+  check(budget);
 
-  // <details> blocks holding a device dump go to the environment zone.
+  // <details> blocks holding a device dump go to the environment zone. A block that does not is skipped whole: a
+  // <details> inside it ends at the same </details> and holds no more markers (the search used to restart inside
+  // it, and lower-case the whole text per block: quadratic).
+  std::string text_lower = lower(text);
   for (std::size_t from = 0;;) {
-    auto open = lower(text).find("<details", from);
+    tick(budget);
+    auto open = text_lower.find("<details", from);
     if (open == std::string::npos) break;
-    auto close = lower(text).find("</details>", open);
+    auto close = text_lower.find("</details>", open);
     std::size_t end = close == std::string::npos ? text.size() : close + 10;
-    auto block = text.substr(open, end - open);
-    if (holds_env_dump(lower(block))) {
-      p.env += block + "\n";
+    if (holds_env_dump(std::string_view(text_lower).substr(open, end - open))) {
+      p.env += text.substr(open, end - open) + "\n";
       text.erase(open, end - open);
+      text_lower.erase(open, end - open);
       from = open;
     } else {
-      from = open + 8;
+      from = end;
     }
   }
+  check(budget);
 
   // Environment zone: from `### Versions`, `Collecting environment information` or `PyTorch version:` onward.
   auto lines = split_lines(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    tick(budget);
     if (is_env_zone_start(lines[i])) {
       for (std::size_t j = i; j < lines.size(); ++j) p.env += lines[j] + "\n";
       lines.resize(i);
@@ -225,6 +282,7 @@ Preprocessed preprocess(std::string_view body) {
   }
   std::string kept;
   for (auto& l : lines) {
+    tick(budget);
     auto t = lower(trim(l));
     if (t.starts_with("cc @") || t.starts_with("cc: @") || t.starts_with("cc  @")) {
       ++p.cc_lines_dropped;
@@ -233,23 +291,18 @@ Preprocessed preprocess(std::string_view body) {
     kept += l;
     kept += '\n';
   }
-  kept = strip_html(std::move(kept), p.had_html);
+  kept = strip_html(kept, p.had_html, budget);
+  check(budget);
 
   for (auto& l : split_lines(kept)) {
+    tick(budget);
     if (l.find("~~") != std::string::npos) {
       if (looks_like_case_row(l)) {
         p.struck.push_back(std::string(trim(l)));
         continue;
       }
       // Struck prose: the retracted words go, the rest stays.
-      for (std::size_t a; (a = l.find("~~")) != std::string::npos;) {
-        auto b = l.find("~~", a + 2);
-        if (b == std::string::npos) {
-          l.erase(a, 2);
-          break;
-        }
-        l.erase(a, b + 2 - a);
-      }
+      l = drop_struck(l);
     }
     p.lines.push_back(std::move(l));
   }

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzers/labeler/budget.hpp"
+
 namespace perftriage::analyzers::labeler {
 
 std::string lower(std::string_view s);
@@ -22,6 +24,9 @@ std::string strip_urls(std::string_view s);
 bool parse_number(std::string_view s, double& out);
 std::string format_number(double v, int digits = 3);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// Erases every `needle` as `for (pos; (pos = s.find(needle)) != npos;) s.erase(pos, n)` would (occurrences the
+// erasing forms are erased too), in one linear pass.
+std::string erase_all(std::string_view s, std::string_view needle);
 
 struct Preprocessed {
   std::vector<std::string> lines;       // the body that rules read, one entry per line
@@ -31,7 +36,8 @@ struct Preprocessed {
   bool had_html = false;
 };
 
-Preprocessed preprocess(std::string_view body);
+// `budget` (optional) is ticked per line; BudgetExceeded propagates. Linear in the body.
+Preprocessed preprocess(std::string_view body, Budget* budget = nullptr);
 
 // A line stating the environment (OS:, Driver:, Environment: ..., "Intel(R) Arc(TM) ..."), not a claim.
 bool is_env_line(std::string_view line);

@@ -1,7 +1,7 @@
 #include "analyzers/trace/compile_log.hpp"
 
 #include <cctype>
-#include <regex>
+#include <re2/re2.h>
 
 namespace perftriage::analyzers::trace {
 
@@ -40,12 +40,20 @@ std::string normalise_reason(std::string_view reason) {
   s.erase(0, b);
   if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
   // "- 0/1: tensor 'x' size mismatch at index 0. expected 3, actual 4" -> "tensor 'x' size mismatch at index 0. expected N, actual N"
-  static const std::regex kLead(R"(^-?\s*\d+/\d+:\s*)");
-  static const std::regex kNums(R"(\b(expected|actual)\s+-?\d+)");
-  static const std::regex kAddr(R"(0x[0-9a-fA-F]+)");
-  s = std::regex_replace(s, kLead, "");
-  s = std::regex_replace(s, kNums, "$1 N");
-  s = std::regex_replace(s, kAddr, "0x?");
+  // RE2: linear time, no recursion on the input (std::regex overflowed the stack on long lines, issue 10).
+  // Byte semantics (Latin-1) as std::regex on std::string; [[:space:]] is std::regex's \s (RE2's lacks \v).
+  static const auto kOptions = [] {
+    RE2::Options o;
+    o.set_encoding(RE2::Options::EncodingLatin1);
+    o.set_log_errors(false);
+    return o;
+  }();
+  static const RE2 kLead(R"(^-?[[:space:]]*\d+/\d+:[[:space:]]*)", kOptions);
+  static const RE2 kNums(R"(\b(expected|actual)[[:space:]]+-?\d+)", kOptions);
+  static const RE2 kAddr(R"(0x[0-9a-fA-F]+)", kOptions);
+  RE2::Replace(&s, kLead, "");
+  RE2::GlobalReplace(&s, kNums, R"(\1 N)");
+  RE2::GlobalReplace(&s, kAddr, "0x?");
   if (s.size() > 300) s = s.substr(0, 300) + "...";
   return s;
 }

@@ -14,6 +14,12 @@ std::int64_t int_or(const nlohmann::json& j, const char* key, std::int64_t fallb
   return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
 }
 
+// A string member, or "" when it is absent or not a string (json::value throws type_error 302 on a number).
+std::string str_or_empty(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
 std::string first_line(const std::string& s, std::size_t max = 300) {
   std::string out = s.substr(0, s.find('\n'));
   if (out.size() > max) out = out.substr(0, max) + "...";
@@ -95,7 +101,7 @@ void parse_tlparse(std::string_view text, CompileLog& log) {
         have_metric_breaks = true;
         metric_breaks += nb->get<std::int64_t>();
       }
-      std::string where = m.value("co_name", std::string{});
+      std::string where = str_or_empty(m, "co_name");
       if (m.contains("co_filename") && m["co_filename"].is_string()) {
         where = m["co_filename"].get<std::string>() + ":" + std::to_string(int_or(m, "co_firstlineno", 0)) +
                 (where.empty() ? "" : " (" + where + ")");
@@ -131,7 +137,7 @@ void parse_tlparse(std::string_view text, CompileLog& log) {
         if (!merged) log.failures.push_back(std::move(f));
       }
     } else if (auto a = env.find("artifact"); a != env.end() && a->is_object()) {
-      const std::string name = a->value("name", std::string{});
+      const std::string name = str_or_empty(*a, "name");
       if (name == "recompile_reasons" || name == "dynamo_graph_break_reason" || name == "dynamo_error") {
         pending_artifact = name;
         pending_frame = frame_label;

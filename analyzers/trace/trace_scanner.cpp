@@ -107,7 +107,7 @@ simdjson::error_code read_args(od::value v, Event& ev) {
       if (auto e = field.value().get(cv)) return e;
       double d = 0;
       if (auto e = read_number(cv, d)) return e;
-      if (d >= 0) {
+      if (d >= 0 && d < 0x1p64) {  // past 2^64 the cast is undefined: such an id links nothing
         ev.correlation = static_cast<std::uint64_t>(d);
         ev.has_correlation = true;
       }
@@ -363,6 +363,11 @@ simdjson::error_code Scanner::parse_chunk(std::size_t pos, std::size_t cut, bool
 Result<std::size_t> Scanner::scan_events(std::size_t begin) {
   std::size_t pos = begin;
   const std::size_t chunk = std::max<std::uint64_t>(options_.chunk_bytes, 4096);
+  // Without any ']' after the array start the array cannot be closed: say so first, whatever the chunk size (a
+  // chunk cut early could otherwise report what the garbage in it looks like, e.g. a non-object element).
+  if (last_bracket(pos) == std::string::npos) {
+    return refuse("invalid_json", "truncated JSON: the trace events array is not closed");
+  }
   for (;;) {
     bool final = size_ - pos <= chunk;
     std::size_t cut = final ? std::string::npos : find_cut(pos + chunk);

@@ -16,6 +16,7 @@
 #include "server/outbox_worker.hpp"
 #include "server/queries.hpp"
 #include "server/routes/routes.hpp"
+#include "server/webhook_service.hpp"
 
 namespace perftriage::cli {
 namespace {
@@ -93,7 +94,8 @@ int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
   auto args = parse_args(argv,
                          {"db", "listen", "threads", "web-dir", "threshold", "max-body-mb", "github-api",
                           "github-token-file", "webhook-secret-file", "bot-login", "bot-taxonomy",
-                          "github-min-interval-ms", "github-timeout-ms", "github-backoff-ms", "github-max-attempts"},
+                          "github-min-interval-ms", "github-timeout-ms", "github-backoff-ms", "github-max-attempts",
+                          "read-workers", "read-queue", "heavy-workers", "heavy-queue"},
                          {"demo"});
   if (!args) {
     print_error(err, args.error());
@@ -113,6 +115,22 @@ int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
       return 2;
     }
     settings.max_body_bytes = value << 20;
+  }
+  for (auto [name, value] : {std::pair{"read-workers", &settings.read_workers}, {"heavy-workers", &settings.heavy_workers}}) {
+    auto n = non_negative(*args, name, *value);
+    if (!n || *n < 1 || *n > 256) {
+      err << "perftriage: --" << name << " takes a whole number from 1 to 256\n";
+      return 2;
+    }
+    *value = static_cast<unsigned>(*n);
+  }
+  for (auto [name, value] : {std::pair{"read-queue", &settings.read_queue}, {"heavy-queue", &settings.heavy_queue}}) {
+    auto n = non_negative(*args, name, static_cast<long>(*value));
+    if (!n || *n < 1 || *n > 100000) {
+      err << "perftriage: --" << name << " takes a whole number from 1 to 100000\n";
+      return 2;
+    }
+    *value = static_cast<std::size_t>(*n);
   }
   auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
   if (!threshold) {
@@ -153,6 +171,8 @@ int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
       }
       out << "perftriage: demo data: " << *added << " runs added\n";
     }
+    // Deliveries in progress when the process last stopped: once more, or quarantined (never a crash loop).
+    server::recover_deliveries(*store, settings.github, err);
   }
   server::AppContext app(settings);
   const server::Router router = server::make_router();

@@ -18,6 +18,6 @@ ApiResponse post_classify(const ApiRequest& req, AppContext&) {
 
 }  // namespace
 
-void register_classify_routes(Router& router) { router.add("POST", "/api/v1/classify", post_classify); }
+void register_classify_routes(Router& router) { router.add("POST", "/api/v1/classify", post_classify, RouteOptions::on(Lane::heavy, 0)); }
 
 }  // namespace perftriage::server

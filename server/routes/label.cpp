@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "common/bounded_json.hpp"
 #include "schema/bot_store.hpp"
 #include "server/app_context.hpp"
 #include "server/label_evidence.hpp"
@@ -13,6 +14,9 @@ namespace {
 
 using nlohmann::json;
 namespace lb = analyzers::labeler;
+
+// An issue is at most 256 + 65,536 characters on GitHub; a taxonomy object rides along. 1 MiB covers both.
+constexpr std::size_t kMaxLabelRequestBytes = 1u << 20;
 
 Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
@@ -61,8 +65,9 @@ Result<lb::IssueInput> read_issue(const json& j) {
 }
 
 ApiResponse label(const ApiRequest& req, AppContext& app) {
-  const json j = json::parse(req.body, nullptr, false);
-  if (j.is_discarded()) return error_response(bad("bad_json", "the body is not valid JSON"));
+  auto parsed = parse_bounded_json(req.body, "label request", JsonLimits::bytes(kMaxLabelRequestBytes));
+  if (!parsed) return error_response(parsed.error());
+  const json& j = *parsed;
   auto issue = read_issue(j);
   if (!issue) return error_response(issue.error());
   auto taxonomy = request_taxonomy(j.value("taxonomy", json()), app.settings().github.taxonomy);
@@ -70,9 +75,10 @@ ApiResponse label(const ApiRequest& req, AppContext& app) {
   if (issue->repo.empty()) issue->repo = taxonomy->repo;
   auto store = app.store();
   if (!store) return error_response(store.error());
-  const auto result = label_with_evidence(**store, *issue, *taxonomy);
-  json out = lb::to_json(result);
-  out["comment"] = lb::render_comment(*issue, result);
+  auto result = label_with_evidence(**store, *issue, *taxonomy, lb::LabelSettings{});
+  if (!result) return error_response(result.error());
+  json out = lb::to_json(*result);
+  out["comment"] = lb::render_comment(*issue, *result);
   return json_response(200, out);
 }
 
@@ -99,7 +105,7 @@ ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
 }  // namespace
 
 void register_label_routes(Router& router) {
-  router.add("POST", "/api/v1/label", label);
+  router.add("POST", "/api/v1/label", label, RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes));
   router.add("GET", "/api/v1/issues", list_issues);
 }
 

@@ -1,7 +1,9 @@
 // GET /api/v1/outbox?state=: the bot's GitHub actions and where each stands (pending, sent, failed, dry_run).
 // POST /api/v1/outbox/tracking-issue: queue opening or updating a tracking issue (opt-in, e.g. from a report),
 // deduplicated by the fingerprint platform + release + kind.
+#include "common/bounded_json.hpp"
 #include "schema/bot_store.hpp"
+#include "server/github_client.hpp"
 #include "server/app_context.hpp"
 #include "server/outbox_worker.hpp"
 #include "server/routes/routes.hpp"
@@ -10,6 +12,19 @@ namespace perftriage::server {
 namespace {
 
 using nlohmann::json;
+
+constexpr std::size_t kMaxTrackingRequestBytes = 1u << 20;
+constexpr std::size_t kMaxTitleChars = 256;       // GitHub's limit for an issue title
+constexpr std::size_t kMaxBodyChars = 65536;      // ... and for its body
+constexpr std::size_t kMaxLabels = 100;
+constexpr std::size_t kMaxLabelChars = 50;        // GitHub's limit for a label name
+
+// Characters as GitHub counts them (code points): every byte that does not continue a UTF-8 sequence.
+std::size_t utf8_chars(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
 
 Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
@@ -40,11 +55,32 @@ ApiResponse list_outbox(const ApiRequest& req, AppContext& app) {
 }
 
 ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
-  const json j = json::parse(req.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return error_response(bad("bad_json", "the body must be a JSON object"));
+  auto parsed = parse_bounded_json(req.body, "tracking issue", JsonLimits::bytes(kMaxTrackingRequestBytes));
+  if (!parsed) return error_response(parsed.error());
+  const json& j = *parsed;
+  if (!j.is_object()) return error_response(bad("bad_json", "the body must be a JSON object"));
   for (const char* field : {"repo", "platform", "release", "kind", "title", "body"}) {
     if (!j.contains(field) || !j[field].is_string() || j[field].get_ref<const std::string&>().empty())
       return error_response(bad("missing_field", std::string("\"") + field + "\" (a string) is required", field));
+  }
+  if (!is_github_repo(j["repo"].get_ref<const std::string&>())) {
+    return error_response(bad("bad_repo", "\"repo\" must be a GitHub \"owner/name\"", "repo"));
+  }
+  if (utf8_chars(j["title"].get_ref<const std::string&>()) > kMaxTitleChars ||
+      utf8_chars(j["body"].get_ref<const std::string&>()) > kMaxBodyChars) {
+    return error_response(bad("too_long", "\"title\" is at most 256 and \"body\" at most 65,536 characters"));
+  }
+  if (j.contains("labels")) {
+    const json& labels = j["labels"];
+    bool ok = labels.is_array() && labels.size() <= kMaxLabels;
+    for (std::size_t i = 0; ok && i < labels.size(); ++i) {
+      ok = labels[i].is_string() && !labels[i].get_ref<const std::string&>().empty() &&
+           utf8_chars(labels[i].get_ref<const std::string&>()) <= kMaxLabelChars;
+    }
+    if (!ok) {
+      return error_response(bad("bad_labels", "\"labels\" is an array of at most 100 label names of at most 50 "
+                                              "characters", "labels"));
+    }
   }
   const std::string fingerprint = j["platform"].get<std::string>() + "|" + j["release"].get<std::string>() + "|" +
                                   j["kind"].get<std::string>();
@@ -68,7 +104,8 @@ ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
 
 void register_outbox_routes(Router& router) {
   router.add("GET", "/api/v1/outbox", list_outbox);
-  router.add("POST", "/api/v1/outbox/tracking-issue", queue_tracking_issue);
+  router.add("POST", "/api/v1/outbox/tracking-issue", queue_tracking_issue,
+             RouteOptions::on(Lane::heavy, kMaxTrackingRequestBytes));
 }
 
 }  // namespace perftriage::server

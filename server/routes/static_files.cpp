@@ -40,10 +40,11 @@ ApiResponse serve_file(AppContext& app, const std::string& name) {
 }  // namespace
 
 void register_static_routes(Router& router) {
-  router.add("GET", "/", [](const ApiRequest&, AppContext& app) { return serve_file(app, "index.html"); });
+  router.add("GET", "/", [](const ApiRequest&, AppContext& app) { return serve_file(app, "index.html"); },
+             RouteOptions::on(Lane::io));
   router.add("GET", "/web/{file}", [](const ApiRequest& req, AppContext& app) {
     return serve_file(app, req.params.at(0));
-  });
+  }, RouteOptions::on(Lane::io));
 }
 
 }  // namespace perftriage::server

@@ -49,14 +49,17 @@ Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settin
   return meta;
 }
 
-Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req, UploadMeta& meta) {
+// The files borrow their bytes from the request body (no copy of an upload of hundreds of MB): `req` outlives
+// ingest_files().
+Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req, UploadMeta& meta,
+                                                          const ingest::UnpackLimits& limits) {
   const std::string type = media_type(req.header("content-type"));
   if (req.body.empty()) {
     return make_error(ErrorKind::invalid_input, "empty_body", "the request body is empty: send a CSV, a multipart "
                                                               "form with one part per file, or a zip / tar.gz");
   }
   if (type == "multipart/form-data") {
-    auto parts = ingest::parse_multipart(req.body, req.header("content-type"));
+    auto parts = ingest::parse_multipart_views(req.body, req.header("content-type"), limits.max_parts);
     if (!parts) return std::move(parts).error();
     std::vector<ingest::InputFile> files;
     for (auto& part : *parts) {
@@ -65,13 +68,13 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
         continue;
       }
       std::string path = !part.filename.empty() ? part.filename : part.name;
-      files.push_back({std::move(path), std::move(part.body)});
+      files.push_back({std::move(path), {}, part.body});
     }
     return files;
   }
   const std::string path = req.q("path");
   if (type == "text/csv" || type == "text/plain" || type == "application/csv") {
-    return std::vector<ingest::InputFile>{{path.empty() ? "upload.csv" : path, req.body}};
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload.csv" : path, {}, req.body}};
   }
   if (type == "application/zip" || type == "application/x-zip-compressed" || type == "application/gzip" ||
       type == "application/x-gzip" || type == "application/x-tar" || type == "application/x-gtar" ||
@@ -81,7 +84,7 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
                         "Content-Type " + type + " but the body is not a zip, tar or gzip archive",
                         path.empty() ? "upload" : path);
     }
-    return std::vector<ingest::InputFile>{{path.empty() ? "upload" : path, req.body}};
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload" : path, {}, req.body}};
   }
   return make_error(ErrorKind::unsupported_media_type, "unsupported_content_type",
                     "Content-Type '" + (type.empty() ? std::string("(none)") : type) +
@@ -91,7 +94,7 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
 ApiResponse post_upload(const ApiRequest& req, AppContext& app) {
   auto meta = meta_from_query(req, app.settings());
   if (!meta) return error_response(meta.error());
-  auto files = files_from_request(req, *meta);
+  auto files = files_from_request(req, *meta, app.settings().unpack);
   if (!files) return error_response(files.error());
   auto store = app.store();
   if (!store) return error_response(store.error());
@@ -102,6 +105,6 @@ ApiResponse post_upload(const ApiRequest& req, AppContext& app) {
 
 }  // namespace
 
-void register_upload_routes(Router& router) { router.add("POST", "/api/v1/uploads", post_upload); }
+void register_upload_routes(Router& router) { router.add("POST", "/api/v1/uploads", post_upload, RouteOptions::on(Lane::heavy, 0)); }
 
 }  // namespace perftriage::server

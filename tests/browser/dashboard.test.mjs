@@ -69,10 +69,28 @@ async function main() {
   };
   watch(page);
 
-  const loaded = async (p = page) => {
-    await p.waitForSelector('main .page[data-loading="false"]', { timeout: 60000 });
+  // The page is ready when the latest render (html[data-generation]) has finished (data-loading="false") the hash the
+  // address shows now. Checking the hash closes the gap between setting location.hash and the hashchange event, in
+  // which the previous render's finished view is still on screen; `after` (a generation read before an action)
+  // additionally requires a render the action caused.
+  const generationNow = async (p = page) => p.evaluate(() => Number(document.documentElement.dataset.generation || 0));
+  const loaded = async (p = page, after = 0) => {
+    await p.waitForFunction((after) => {
+      const view = document.querySelector('main .page');
+      const latest = Number(document.documentElement.dataset.generation || 0);
+      return view !== null && latest > after && Number(view.dataset.generation) === latest &&
+        view.dataset.hash === location.hash && view.dataset.loading === 'false';
+    }, after, { timeout: 60000 });
+  };
+  // Runs an action (a click, a selection) and waits for the render it causes.
+  const act = async (action, p = page) => {
+    const before = await generationNow(p);
+    await action();
+    await loaded(p, before);
   };
   const go = async (hash, p = page) => {
+    // A fresh document each time: goto of a URL that differs only in its hash would be a same-document navigation.
+    await p.goto('about:blank');
     await p.goto(`${base}/${hash}`);
     await loaded(p);
   };
@@ -103,9 +121,8 @@ async function main() {
     return { value: Number(g.dataset.value), red: r > gg + 40, text: g.querySelector('text').textContent };
   }));
   for (const c of await redCells()) assert.equal(c.red, c.value < 1, `cell colour follows its value: ${JSON.stringify(c)}`);
-  await page.selectOption('select[name="dtype"]', 'amp_bf16');
-  await page.waitForFunction(() => location.hash.includes('dtype=amp_bf16'));
-  await loaded();
+  await act(() => page.selectOption('select[name="dtype"]', 'amp_bf16'));
+  assert.ok(page.url().includes('dtype=amp_bf16'));
   assert.equal(await rows('.slow-table'), 1, 'dtype filter leaves the amp_bf16 case');
   assert.equal(hashParams().get('run'), 'bmg-release-2.12');
   await page.click('#copy-md');
@@ -122,9 +139,8 @@ async function main() {
   const pvcCells = await redCells();
   for (const c of pvcCells) assert.equal(c.red, c.value < 1, `cell colour follows its value: ${JSON.stringify(c)}`);
   assert.equal(pvcCells.filter((c) => c.red).length, 1, 'PVC 2.12 timm amp_bf16 training is below 1');
-  await page.locator('svg.matrix g.cell-g[data-suite="timm_models"][data-dtype="amp_bf16"][data-mode="training"]').click();
-  await page.waitForFunction(() => location.hash.includes('mode=training'));
-  await loaded();
+  await act(() => page.locator('svg.matrix g.cell-g[data-suite="timm_models"][data-dtype="amp_bf16"][data-mode="training"]').click());
+  assert.ok(page.url().includes('mode=training'));
   assert.equal(await page.locator('svg.matrix rect.cell.selected').count(), 1, 'the clicked cell is selected');
   assert.equal(await rows('.slow-table'), 16, 'clicking the cell filters the slow table to its 16 models');
   await shot('run-pvc-matrix-filter');
@@ -152,9 +168,8 @@ async function main() {
   await go('#/compare');
   await page.selectOption('select[name="base"]', 'bmg-nightly-20260806');
   await page.selectOption('select[name="target"]', 'bmg-nightly-20260807');
-  await page.click('#run-compare');
-  await page.waitForFunction(() => location.hash.includes('target=bmg-nightly-20260807'));
-  await loaded();
+  await act(() => page.click('#run-compare'));
+  assert.equal(hashParams().get('target'), 'bmg-nightly-20260807');
   assert.equal(hashParams().get('base'), 'bmg-nightly-20260806');
   const regression = page.locator('.compare-table tbody tr', { hasText: 'BertForMaskedLM' });
   assert.equal(await regression.count(), 1, 'the BertForMaskedLM regression is listed');
@@ -166,9 +181,8 @@ async function main() {
 
   // --- Case: open it from the comparison ---
   step = 'case';
-  await regression.locator('a').click();
-  await page.waitForFunction(() => location.hash.startsWith('#/case'));
-  await loaded();
+  await act(() => regression.locator('a').click());
+  assert.ok(new URL(page.url()).hash.startsWith('#/case'));
   assert.equal(hashParams().get('model'), 'BertForMaskedLM');
   assert.equal(await page.locator('.case-model').textContent(), 'BertForMaskedLM');
   assert.ok(await page.locator('figure.chart svg path').count() >= 3, 'speedup, eager and compiled lines');
@@ -181,9 +195,8 @@ async function main() {
   step = 'backlog';
   await go('#/backlog?platform=BMG');
   assert.ok(await rows('.backlog-table') >= 5, 'BMG has open slower-than-eager cases');
-  await page.selectOption('select[name="status"]', 'fixed');
-  await page.waitForFunction(() => location.hash.includes('status=fixed'));
-  await loaded();
+  await act(() => page.selectOption('select[name="status"]', 'fixed'));
+  assert.equal(hashParams().get('status'), 'fixed');
   const fixed = await page.locator('.backlog-table').innerText();
   assert.match(fixed, /lennard_jones/);
   assert.match(fixed, /maml/);
@@ -201,9 +214,8 @@ async function main() {
   const states = await page.$$eval('.outbox-table tbody .pill', (ps) => [...new Set(ps.map((p) => p.textContent))].sort());
   assert.deepEqual(states, ['dry_run', 'failed', 'pending', 'sent']);
   await shot('issues');
-  await page.selectOption('select[name="state"]', 'failed');
-  await page.waitForFunction(() => location.hash.includes('state=failed'));
-  await loaded();
+  await act(() => page.selectOption('select[name="state"]', 'failed'));
+  assert.equal(hashParams().get('state'), 'failed');
   assert.equal(await rows('.outbox-table'), 1);
   assert.match(await page.locator('.outbox-table').innerText(), /HTTP 403/);
 
@@ -213,9 +225,8 @@ async function main() {
   const names = await page.$$eval('.slow-table a.case-link', (as) => as.map((a) => a.textContent));
   assert.ok(names.includes(MARKUP_MODEL), `the markup model is listed as text: ${names}`);
   assert.equal(await page.locator('main img').count(), 0, 'no <img> element was created');
-  await page.locator('.slow-table a.case-link', { hasText: MARKUP_MODEL }).click();
-  await page.waitForFunction(() => location.hash.startsWith('#/case'));
-  await loaded();
+  await act(() => page.locator('.slow-table a.case-link', { hasText: MARKUP_MODEL }).click());
+  assert.ok(new URL(page.url()).hash.startsWith('#/case'));
   assert.equal(await page.locator('.case-model').textContent(), MARKUP_MODEL);
   assert.equal(await page.locator('.artifact-name').first().textContent(), '<b>markup</b>.json');
   assert.equal(await page.locator('main img, main b:not(li b)').count(), 0, 'no markup element from data');

@@ -3,6 +3,7 @@
 // a little state (repo labels, issue labels, comments, issues), every request recorded, and scripted faults.
 #include <sys/socket.h>
 
+#include <re2/re2.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -13,8 +14,8 @@
 #include <ctime>
 #include <optional>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -74,7 +75,7 @@ class FakeGitHub {
   // The next `times` requests whose method is `method` and whose target matches `path_regex` get `fault`.
   void fail_next(std::string method, std::string path_regex, Fault fault, int times = 1) {
     std::lock_guard lock(mutex_);
-    rules_.push_back({std::move(method), std::regex(path_regex), fault, times});
+    rules_.push_back({std::move(method), std::make_shared<const RE2>(path_regex), fault, times});
   }
   void set_hang_ms(int ms) { hang_ms_ = ms; }
 
@@ -86,9 +87,9 @@ class FakeGitHub {
   std::vector<Request> requests(const std::string& method, const std::string& path_regex) {
     std::lock_guard lock(mutex_);
     std::vector<Request> out;
-    const std::regex re(path_regex);
+    const RE2 re(path_regex);
     for (const auto& r : requests_)
-      if (r.method == method && std::regex_search(r.target, re)) out.push_back(r);
+      if (r.method == method && RE2::PartialMatch(r.target, re)) out.push_back(r);
     return out;
   }
   std::vector<std::string> issue_labels(const std::string& repo, std::int64_t n) {
@@ -117,7 +118,7 @@ class FakeGitHub {
   using Response = beast_http::response<beast_http::string_body>;
   struct Rule {
     std::string method;
-    std::regex path;
+    std::shared_ptr<const RE2> path;  // RE2 is neither copyable nor movable
     Fault fault;
     int times;
   };
@@ -156,7 +157,7 @@ class FakeGitHub {
         std::lock_guard lock(mutex_);
         requests_.push_back(rec);
         for (auto it = rules_.begin(); it != rules_.end(); ++it) {
-          if (it->method == rec.method && std::regex_search(rec.target, it->path)) {
+          if (it->method == rec.method && RE2::PartialMatch(rec.target, *it->path)) {
             fault = it->fault;
             if (--it->times <= 0) rules_.erase(it);
             break;
@@ -201,17 +202,17 @@ class FakeGitHub {
 
   // The GitHub behaviour the bot relies on.
   Response apply(const Request& r) {
-    static const std::regex kRepoLabels(R"(^/repos/([^/]+/[^/]+)/labels$)");
-    static const std::regex kIssueLabels(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/labels$)");
-    static const std::regex kComments(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/comments(\?.*)?$)");
-    static const std::regex kComment(R"(^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$)");
-    static const std::regex kIssues(R"(^/repos/([^/]+/[^/]+)/issues$)");
-    static const std::regex kIssue(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)$)");
+    static const RE2 kRepoLabels(R"(^/repos/([^/]+/[^/]+)/labels$)");
+    static const RE2 kIssueLabels(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/labels$)");
+    static const RE2 kComments(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)/comments(\?.*)?$)");
+    static const RE2 kComment(R"(^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$)");
+    static const RE2 kIssues(R"(^/repos/([^/]+/[^/]+)/issues$)");
+    static const RE2 kIssue(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)$)");
     const auto body = nlohmann::json::parse(r.body.empty() ? "{}" : r.body, nullptr, false);
-    std::smatch m;
+    std::string repo, num;
     std::lock_guard lock(mutex_);
-    if (r.method == "POST" && std::regex_match(r.target, m, kRepoLabels)) {
-      auto& labels = repo_labels_[m[1]];
+    if (r.method == "POST" && RE2::FullMatch(r.target, kRepoLabels, &repo)) {
+      auto& labels = repo_labels_[repo];
       const std::string name = body.value("name", "");
       if (labels.count(name)) {
         return reply(422, {{"message", "Validation Failed"},
@@ -220,26 +221,26 @@ class FakeGitHub {
       labels[name] = body.value("color", "");
       return reply(201, {{"name", name}, {"color", labels[name]}});
     }
-    if (r.method == "POST" && std::regex_match(r.target, m, kIssueLabels)) {
-      auto& labels = issue_labels_[key(m[1], std::stoll(m[2]))];
+    if (r.method == "POST" && RE2::FullMatch(r.target, kIssueLabels, &repo, &num)) {
+      auto& labels = issue_labels_[key(repo, std::stoll(num))];
       for (const auto& l : body.value("labels", nlohmann::json::array())) labels.insert(l.get<std::string>());
       nlohmann::json out = nlohmann::json::array();
       for (const auto& l : labels) out.push_back({{"name", l}});
       return reply(200, out);
     }
-    if (r.method == "GET" && std::regex_match(r.target, m, kComments)) {
+    if (r.method == "GET" && RE2::FullMatch(r.target, kComments, &repo, &num)) {
       nlohmann::json out = nlohmann::json::array();
-      for (const auto& c : comments_[key(m[1], std::stoll(m[2]))])
+      for (const auto& c : comments_[key(repo, std::stoll(num))])
         out.push_back({{"id", c.id}, {"body", c.body}, {"user", {{"login", "perftriage[bot]"}}}});
       return reply(200, out);
     }
-    if (r.method == "POST" && std::regex_match(r.target, m, kComments)) {
+    if (r.method == "POST" && RE2::FullMatch(r.target, kComments, &repo, &num)) {
       const Comment c{next_id_++, body.value("body", "")};
-      comments_[key(m[1], std::stoll(m[2]))].push_back(c);
+      comments_[key(repo, std::stoll(num))].push_back(c);
       return reply(201, {{"id", c.id}, {"body", c.body}});
     }
-    if (r.method == "PATCH" && std::regex_match(r.target, m, kComment)) {
-      const auto id = std::stoll(m[2]);
+    if (r.method == "PATCH" && RE2::FullMatch(r.target, kComment, &repo, &num)) {
+      const auto id = std::stoll(num);
       for (auto& [k, list] : comments_)
         for (auto& c : list)
           if (c.id == id) {
@@ -248,15 +249,15 @@ class FakeGitHub {
           }
       return reply(404, {{"message", "Not Found"}});
     }
-    if (r.method == "POST" && std::regex_match(r.target, m, kIssues)) {
-      auto& issues = issues_[m[1]];
+    if (r.method == "POST" && RE2::FullMatch(r.target, kIssues, &repo)) {
+      auto& issues = issues_[repo];
       const std::int64_t number = 100 + static_cast<std::int64_t>(issues.size());
       issues[number] = body;
       return reply(201, {{"number", number}});
     }
-    if (r.method == "PATCH" && std::regex_match(r.target, m, kIssue)) {
-      auto& issues = issues_[m[1]];
-      const auto number = std::stoll(m[2]);
+    if (r.method == "PATCH" && RE2::FullMatch(r.target, kIssue, &repo, &num)) {
+      auto& issues = issues_[repo];
+      const auto number = std::stoll(num);
       if (!issues.count(number)) return reply(404, {{"message", "Not Found"}});
       issues[number].update(body);
       return reply(200, {{"number", number}});

@@ -91,3 +91,55 @@ TEST(SlowTable, SortsBySuiteDtypeModeThenWorstFirst) {
 
 }  // namespace
 }  // namespace perftriage::analyzers
+
+namespace perftriage::analyzers {
+namespace {
+
+// Issue 10: a negative or non-finite speedup, latency or batch size used to count as passing (or slow).
+TEST(Flags, ImpossibleValuesAreInvalidNeitherPassingNorSlowNorFailed) {
+  auto with = [](auto change) {
+    ingest::ResultRow r = row(0.5, 8);
+    r.abs_latency_ms = 10.0;
+    change(r);
+    return r;
+  };
+  const std::vector<ingest::ResultRow> rows = {
+      with([](ingest::ResultRow& r) { r.speedup = -1.5; }),
+      with([](ingest::ResultRow& r) { r.batch_size = -8; }),
+      with([](ingest::ResultRow& r) { r.abs_latency_ms = -10.0; }),
+      with([](ingest::ResultRow& r) { r.compilation_latency_s = -1.0; }),
+      with([](ingest::ResultRow& r) {  // "nan" in the speedup cell: no value, and marked non-finite
+        r.speedup.reset();
+        r.non_finite = true;
+      }),
+  };
+  for (const auto& r : rows) {
+    const auto v = judge_row(r, "performance", 1.0);
+    EXPECT_TRUE(v.invalid);
+    EXPECT_TRUE(is_invalid(r));
+    EXPECT_FALSE(v.slow);
+    EXPECT_FALSE(v.failed);
+    EXPECT_FALSE(v.accuracy_failed);
+  }
+  const auto c = count_flags(rows, "performance");
+  EXPECT_EQ(c.invalid, 5);
+  EXPECT_EQ(c.slow, 0);
+  EXPECT_EQ(c.failed, 0);
+
+  const auto fine = judge_row(with([](ingest::ResultRow&) {}), "performance", 1.0);
+  EXPECT_FALSE(fine.invalid);
+  EXPECT_TRUE(fine.slow);
+
+  // an accuracy row with an impossible batch size does not pass
+  ingest::ResultRow acc;
+  acc.accuracy = "pass";
+  acc.batch_size = -1;
+  const auto a = judge_row(acc, "accuracy", 1.0);
+  EXPECT_TRUE(a.invalid);
+  EXPECT_TRUE(a.accuracy_failed);
+  acc.batch_size = 4;
+  EXPECT_FALSE(judge_row(acc, "accuracy", 1.0).accuracy_failed);
+}
+
+}  // namespace
+}  // namespace perftriage::analyzers

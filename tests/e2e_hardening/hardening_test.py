@@ -1,0 +1,403 @@
+#!/usr/bin/env python3
+"""Hostile input against the real binary: each reproduction of the security review (issue 10) as a check.
+
+Usage: hardening_test.py PERFTRIAGE_BINARY. Starts `perftriage serve` on 127.0.0.1 with fresh databases, sends
+only to loopback, bounded in requests and time. Prints one line per check and a closing "N passed, N failed" line.
+"""
+import hashlib
+import hmac
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import uuid
+
+BINARY = os.path.abspath(sys.argv[1])
+SECRET = "hardening-secret"
+WORK = tempfile.mkdtemp(prefix="perftriage-hardening-")
+
+
+class Server:
+    def __init__(self, db, args=(), env=None, nofile=None):
+        self.stderr_path = os.path.join(WORK, f"stderr-{uuid.uuid4().hex[:8]}.log")
+        secret_file = os.path.join(WORK, "secret")
+        with open(secret_file, "w") as f:
+            f.write(SECRET)
+        cmd = [BINARY, "serve", "--listen", "127.0.0.1:0", "--db", db, "--webhook-secret-file", secret_file, *args]
+        full_env = dict(os.environ, **(env or {}))
+        full_env.pop("PERFTRIAGE_GITHUB_TOKEN", None)
+
+        def limits():
+            if nofile:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+        self.stderr = open(self.stderr_path, "wb")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr, env=full_env,
+                                     preexec_fn=limits)
+        self.port = None
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            line = self.proc.stdout.readline().decode(errors="replace")
+            if not line:
+                break
+            if "listening on http://127.0.0.1:" in line:
+                self.port = int(line.split("127.0.0.1:")[1].split()[0])
+                threading.Thread(target=self._drain, daemon=True).start()
+                return
+
+    def _drain(self):
+        for _ in self.proc.stdout:
+            pass
+
+    @property
+    def started(self):
+        return self.port is not None
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.alive():
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.stderr.close()
+
+    def log(self):
+        with open(self.stderr_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+
+def request(port, method, path, body=b"", headers=None, timeout=60):
+    """One request on a fresh connection; returns (status, headers dict lower-case, body bytes)."""
+    if isinstance(body, str):
+        body = body.encode()
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
+        for k, v in (headers or {}).items():
+            head += f"{k}: {v}\r\n"
+        s.sendall(head.encode() + b"\r\n" + body)
+        return read_response(s)
+    finally:
+        s.close()
+
+
+def read_response(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed before a response")
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    lines = head.decode(errors="replace").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    length = int(headers.get("content-length", "0"))
+    while len(rest) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return status, headers, rest[:length]
+
+
+def error_code(body):
+    try:
+        return json.loads(body)["error"]["code"]
+    except Exception:  # noqa: BLE001 - a non-JSON answer fails the check that reads it
+        return None
+
+
+def signed(body, event="issues", delivery=None):
+    if isinstance(body, str):
+        body = body.encode()
+    sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+    return {"X-Hub-Signature-256": sig, "X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
+            "Content-Type": "application/json"}
+
+
+def issue_payload(title, body="", number=1):
+    return json.dumps({"action": "opened", "repository": {"full_name": "intel/torch-xpu-ops"},
+                       "sender": {"login": "someone"},
+                       "issue": {"number": number, "title": title, "body": body, "labels": []}})
+
+
+def healthy(srv):
+    status, _, _ = request(srv.port, "GET", "/healthz", timeout=10)
+    return status == 200
+
+
+results = []
+
+
+def check(name, fn):
+    started = time.time()
+    try:
+        fn()
+        results.append((name, True, ""))
+        print(f"ok    {name} ({time.time() - started:.2f} s)", flush=True)
+    except Exception as e:  # noqa: BLE001 - every failure is reported by name
+        results.append((name, False, repr(e)))
+        print(f"FAIL  {name}: {e!r}", flush=True)
+
+
+def expect(cond, message):
+    if not cond:
+        raise AssertionError(message)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def main():
+    srv = Server(os.path.join(WORK, "main.sqlite"))
+    expect(srv.started, "server started")
+    port = srv.port
+
+    def label_long_lines():
+        for body in ("a" * 30000, "FAILED a::b - " + "x" * 30000, "FAILED a::b - x" * 4000):
+            t0 = time.time()
+            status, _, out = request(port, "POST", "/api/v1/label", json.dumps({"title": "slow on BMG", "body": body}),
+                                     {"Content-Type": "application/json"})
+            expect(status == 200, f"label of a {len(body)}-char line answers 200, got {status} {out[:200]!r}")
+            print(f"      label of a {len(body)}-char line: {time.time() - t0:.3f} s")
+        expect(srv.alive() and healthy(srv), "server alive after long label lines")
+
+    def label_signed_webhook_long_line():
+        payload = issue_payload("E2E slow on BMG", "a" * 65536, number=7)
+        status, _, out = request(port, "POST", "/webhooks/github", payload, signed(payload))
+        expect(status in (200, 202), f"signed webhook with a 64 KiB line answers, got {status} {out[:200]!r}")
+        expect(srv.alive() and healthy(srv), "server alive after the webhook")
+
+    def nested_json():
+        deep = "[" * 100000 + "]" * 100000
+        cases = [
+            ("/api/v1/label", '{"title":"t","taxonomy":{"a":' + deep + "}}"),
+            ("/api/v1/label", '{"title":"t","labels":' + deep + "}"),
+            ("/api/v1/outbox/tracking-issue",
+             '{"repo":"a/b","platform":"BMG","release":"2.12","kind":"slow","title":"t","body":"b","labels":'
+             + deep + "}"),
+        ]
+        for path, body in cases:
+            status, _, out = request(port, "POST", path, body, {"Content-Type": "application/json"})
+            expect(status == 400 and error_code(out) == "json_too_deep",
+                   f"{path} with 100k nested levels: 400 json_too_deep, got {status} {out[:200]!r}")
+        payload = '{"action":"opened","x":' + deep + "}"
+        status, _, out = request(port, "POST", "/webhooks/github", payload, signed(payload))
+        expect(status == 400 and error_code(out) == "json_too_deep", f"webhook nested: got {status} {out[:200]!r}")
+        meta = '{"environment":{"a":' + deep + "}}"
+        boundary = "XyZ"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n"
+                f"{meta}\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"filename=\"inductor/huggingface/inference/bfloat16/perf.csv\"\r\n\r\n"
+                "dev,name,batch_size,speedup,abs_latency\r\nxpu,BertForMaskedLM,8,1.2,10.0\r\n"
+                f"--{boundary}--\r\n")
+        status, _, out = request(port, "POST", "/api/v1/uploads?run=nested&platform=BMG", body,
+                                 {"Content-Type": f"multipart/form-data; boundary={boundary}"})
+        expect(status == 400 and error_code(out) == "json_too_deep", f"upload meta nested: got {status} {out[:300]!r}")
+        expect(srv.alive() and healthy(srv), "server alive after nested JSON")
+
+    def tracking_repo_validated():
+        for repo in ("a/b/milestones?x=", "../x", "a", "-a/b", "a/..", "a b/c"):
+            body = json.dumps({"repo": repo, "platform": "BMG", "release": "2.12", "kind": "slow", "title": "t",
+                               "body": "b"})
+            status, _, out = request(port, "POST", "/api/v1/outbox/tracking-issue", body,
+                                     {"Content-Type": "application/json"})
+            expect(status == 400 and error_code(out) == "bad_repo", f"repo {repo!r}: 400 bad_repo, got {status} {out!r}")
+        body = json.dumps({"repo": "intel/torch-xpu-ops", "platform": "BMG", "release": "2.12", "kind": "slow",
+                           "title": "t", "body": "b"})
+        status, _, out = request(port, "POST", "/api/v1/outbox/tracking-issue", body, {"Content-Type": "application/json"})
+        expect(status == 202, f"a valid repo is queued, got {status} {out!r}")
+
+    def early_refusals():
+        # The header alone decides: the client sends no body and still gets its answer at once.
+        for path, headers, want in (
+                ("/webhooks/github", {"X-GitHub-Event": "issues"}, 401),  # unsigned 200 MB body
+                ("/webhooks/github", {"X-Hub-Signature-256": "sha256=00", "X-GitHub-Event": "issues"}, 413),
+                ("/api/v1/label", {"Content-Type": "application/json"}, 413),
+        ):
+            length = 200_000_000 if want == 401 else 26 << 20 if path == "/webhooks/github" else 2 << 20
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n"
+            head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            s.sendall(head.encode() + b"\r\n")
+            t0 = time.time()
+            status, _, out = read_response(s)
+            s.close()
+            expect(status == want, f"{path} with Content-Length {length}: {want}, got {status} {out[:200]!r}")
+            expect(time.time() - t0 < 5, "answered without reading the body")
+
+    def webhook_form_encoded():
+        payload = issue_payload("[E2E] BMG bf16 inference slower than eager", "", number=11)
+        body = "payload=" + urllib.parse.quote_plus(payload)
+        headers = signed(body)
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        status, _, out = request(port, "POST", "/webhooks/github", body, headers)
+        expect(status == 202, f"form-encoded signed webhook is queued, got {status} {out[:300]!r}")
+
+    def security_headers():
+        for path in ("/healthz", "/", "/api/v1/runs", "/api/v1/no-such"):
+            _, headers, _ = request(port, "GET", path)
+            expect(headers.get("x-content-type-options") == "nosniff", f"{path}: nosniff")
+            expect("frame-ancestors 'none'" in headers.get("content-security-policy", ""), f"{path}: CSP")
+
+    def invalid_numbers():
+        csv = ("dev,name,batch_size,speedup,abs_latency\r\n"
+               "xpu,NegSpeedup,8,-1.5,10.0\r\nxpu,NegBatch,-8,1.2,10.0\r\nxpu,NanSpeedup,8,nan,10.0\r\n"
+               "xpu,InfLatency,8,1.1,inf\r\nxpu,Good,8,1.3,10.0\r\n")
+        status, _, out = request(port, "POST", "/api/v1/uploads?run=invalid-1&platform=BMG&suite=huggingface"
+                                 "&dtype=bfloat16&mode=inference&path=perf.csv", csv, {"Content-Type": "text/csv"})
+        expect(status == 201, f"upload answers 201, got {status} {out[:300]!r}")
+        status, _, out = request(port, "GET", "/api/v1/results?run=invalid-1&flag=invalid")
+        expect(status == 200, f"results?flag=invalid answers 200, got {status} {out[:300]!r}")
+        doc = json.loads(out)
+        rows = doc.get("results", doc.get("rows", []))
+        names = sorted(r["model"] for r in rows)
+        expect(names == ["InfLatency", "NanSpeedup", "NegBatch", "NegSpeedup"], f"invalid rows: {names}")
+        status, _, out = request(port, "GET", "/api/v1/slow?run=invalid-1&format=json")
+        expect(b"NegSpeedup" not in out, "a negative speedup is not a slow case")
+
+    for name, fn in (("label: 30 KB lines answer 200, server alive", label_long_lines),
+                     ("webhook: signed 64 KiB line, server alive", label_signed_webhook_long_line),
+                     ("JSON nested 100k levels: 400 json_too_deep everywhere", nested_json),
+                     ("tracking issue: repo must be owner/name", tracking_repo_validated),
+                     ("limits: refused from the header alone", early_refusals),
+                     ("webhook: GitHub's form encoding", webhook_form_encoded),
+                     ("headers: nosniff and frame-ancestors on every response", security_headers),
+                     ("ingest: negative / non-finite values flagged invalid", invalid_numbers)):
+        check(name, fn)
+    srv.stop()
+
+    check("pool: full heavy queue answers 503 + Retry-After, /healthz stays fast", queue_full)
+    check("accept: out of file descriptors backs off and recovers", emfile_backoff)
+    check("webhook: a poison delivery is retried once, then quarantined", poison_delivery)
+
+
+def queue_full():
+    srv = Server(os.path.join(WORK, "queue.sqlite"), ["--heavy-workers", "1", "--heavy-queue", "1"])
+    try:
+        events = ",".join(
+            '{"ph":"X","cat":"kernel","name":"gemm_kernel_%d","pid":1,"tid":7,"ts":%d,"dur":5,"args":{"correlation":%d}}'
+            % (i % 50, i * 10, i) for i in range(150000))
+        trace = '{"schemaVersion":1,"traceEvents":[' + events + "]}"
+        statuses, retry_after = [], []
+        lock = threading.Lock()
+
+        def classify():
+            try:
+                status, headers, _ = request(srv.port, "POST", "/api/v1/classify?name=t.json", trace,
+                                             {"Content-Type": "application/json"}, timeout=120)
+            except OSError as e:
+                status, headers = repr(e), {}
+            with lock:
+                statuses.append(status)
+                if status == 503:
+                    retry_after.append(headers.get("retry-after"))
+
+        threads = [threading.Thread(target=classify) for _ in range(6)]
+        for t in threads:
+            t.start()
+        worst = 0.0
+        while any(t.is_alive() for t in threads):
+            t0 = time.time()
+            expect(healthy(srv), "healthz answers while the heavy pool is busy")
+            worst = max(worst, time.time() - t0)
+            time.sleep(0.02)
+        for t in threads:
+            t.join()
+        print(f"      classify statuses {sorted(map(str, statuses))}; slowest /healthz meanwhile {worst * 1000:.1f} ms")
+        expect(503 in statuses and 200 in statuses, f"some answered 200 and some 503: {statuses}")
+        expect(all(r == "1" for r in retry_after), f"Retry-After: 1 on every 503: {retry_after}")
+        expect(worst < 1.0, f"/healthz stayed responsive (worst {worst:.3f} s)")
+    finally:
+        srv.stop()
+
+
+def emfile_backoff():
+    srv = Server(os.path.join(WORK, "fd.sqlite"), nofile=64)
+    conns = []
+    try:
+        expect(srv.started, "server started with 64 descriptors")
+        for _ in range(120):
+            try:
+                conns.append(socket.create_connection(("127.0.0.1", srv.port), timeout=2))
+            except OSError:
+                break
+        time.sleep(1.0)
+
+        def cpu():
+            with open(f"/proc/{srv.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        c0 = cpu()
+        time.sleep(2.0)
+        used = cpu() - c0
+        print(f"      {len(conns)} idle connections; server CPU over 2 s while out of descriptors: {used:.2f} s")
+        expect(used < 0.5, f"server does not spin on accept errors (used {used:.2f} s of CPU in 2 s)")
+        for c in conns:
+            c.close()
+        conns.clear()
+        time.sleep(1.5)
+        expect(healthy(srv), "serves again once descriptors are free")
+        accept_lines = [l for l in srv.log().splitlines() if "accept:" in l]
+        expect(1 <= len(accept_lines) <= 3, f"accept failures logged once per interval: {len(accept_lines)} lines")
+    finally:
+        for c in conns:
+            c.close()
+        srv.stop()
+
+
+def poison_delivery():
+    db = os.path.join(WORK, "poison.sqlite")
+    env = {"PERFTRIAGE_FAULT_WEBHOOK_ABORT": "POISON-PILL"}
+    delivery = "poison-" + uuid.uuid4().hex
+    payload = issue_payload("POISON-PILL slower than eager", "", number=42)
+    srv = Server(db, env=env)
+    try:
+        expect(srv.started, "server started")
+        try:
+            request(srv.port, "POST", "/webhooks/github", payload, signed(payload, delivery=delivery), timeout=30)
+        except OSError:
+            pass
+        srv.proc.wait(30)
+        expect(not srv.alive(), "the injected fault killed the server")
+    finally:
+        srv.stop()
+    second = Server(db, env=env)  # recovery retries the delivery once: it dies again, before listening
+    second.proc.wait(60)
+    expect(not second.started and not second.alive(), "the retry at start-up hit the fault again")
+    second.stop()
+    third = Server(db, env=env)
+    try:
+        expect(third.started, "the third start quarantines the delivery and serves")
+        status, _, out = request(third.port, "GET", "/api/v1/webhooks/deliveries?state=quarantined")
+        rows = json.loads(out)["deliveries"]
+        expect(status == 200 and [r["delivery_id"] for r in rows] == [delivery], f"quarantined: {out[:300]!r}")
+        expect("quarantined" in third.log(), "the quarantine is logged")
+        status, _, out = request(third.port, "POST", "/webhooks/github", payload, signed(payload, delivery=delivery))
+        expect(status == 200 and json.loads(out)["status"] == "quarantined", f"redelivery: {status} {out!r}")
+        ok = issue_payload("E2E BMG slower than eager", "", number=43)
+        status, _, out = request(third.port, "POST", "/webhooks/github", ok, signed(ok))
+        expect(status == 202, f"other deliveries still work: {status} {out[:200]!r}")
+    finally:
+        third.stop()
+
+
+if __name__ == "__main__":
+    main()
+    failed = sum(1 for _, ok, _ in results if not ok)
+    print(f"hardening: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
