@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 
 namespace perftriage::schema {
@@ -21,13 +22,30 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
+// Streamed through a small buffer into a growing string: an output of compressBound(size) allocated up front is
+// written (zero-filled) in full and keeps its capacity, i.e. as many resident bytes as the input for the life of
+// the result (issue 10: 1x of every upload). Appending touches only what the compressed bytes need.
 std::string deflate_bytes(std::string_view bytes) {
-  uLongf size = compressBound(static_cast<uLong>(bytes.size()));
-  std::string out(size, '\0');
+  std::string out;
+  z_stream zs{};
   // Level 1: CSVs compress ~5x even at the fastest level, and uploads are on the request path.
-  compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(bytes.data()),
-            static_cast<uLong>(bytes.size()), 1);
-  out.resize(size);
+  if (deflateInit(&zs, 1) != Z_OK) return out;
+  std::array<unsigned char, 256 * 1024> buf{};
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));  // NOLINT: zlib API is not const
+  std::size_t left = bytes.size();
+  for (;;) {
+    if (zs.avail_in == 0 && left > 0) {
+      const std::size_t n = std::min<std::size_t>(left, 1U << 30);
+      zs.avail_in = static_cast<uInt>(n);
+      left -= n;
+    }
+    zs.next_out = buf.data();
+    zs.avail_out = static_cast<uInt>(buf.size());
+    const int rc = deflate(&zs, left == 0 ? Z_FINISH : Z_NO_FLUSH);
+    out.append(reinterpret_cast<const char*>(buf.data()), buf.size() - zs.avail_out);
+    if (rc == Z_STREAM_END || (rc != Z_OK && rc != Z_BUF_ERROR)) break;
+  }
+  deflateEnd(&zs);
   return out;
 }
 
