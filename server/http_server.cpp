@@ -32,6 +32,8 @@ using tcp = asio::ip::tcp;
 
 // A request body at least this large leaves freed heap behind in glibc's arenas; it is handed back afterwards.
 constexpr std::size_t kTrimAfterBytes = 8u << 20;
+// Heavy jobs (a minute of ingest, a classification) yield the CPU to the I/O threads and the read pool.
+constexpr int kHeavyNiceness = 10;
 // Every response: no MIME sniffing, never framed. JSON and text get a policy that allows nothing at all; the
 // dashboard's HTML gets the one its <meta> tag states, plus frame-ancestors (which a <meta> tag cannot set).
 constexpr const char* kCspNone = "default-src 'none'; frame-ancestors 'none'";
@@ -223,7 +225,7 @@ struct HttpServer::Impl {
         signals(ioc, SIGINT, SIGTERM),
         accept_timer(ioc),
         read_pool("read", a.settings().read_workers, a.settings().read_queue),
-        heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue) {}
+        heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue, kHeavyNiceness) {}
 
   void do_accept() {
     acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {

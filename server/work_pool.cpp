@@ -1,14 +1,22 @@
 #include "server/work_pool.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <iostream>
 
 namespace perftriage::server {
 
-WorkPool::WorkPool(std::string name, unsigned threads, std::size_t queue_limit)
+WorkPool::WorkPool(std::string name, unsigned threads, std::size_t queue_limit, int niceness)
     : name_(std::move(name)), queue_limit_(queue_limit) {
-  for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { loop(); });
+  for (unsigned i = 0; i < std::max(1u, threads); ++i) {
+    threads_.emplace_back([this, niceness] {
+      if (niceness > 0) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), niceness);
+      loop();
+    });
+  }
 }
 
 WorkPool::~WorkPool() { stop(); }

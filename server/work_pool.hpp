@@ -16,7 +16,9 @@ namespace perftriage::server {
 
 class WorkPool {
  public:
-  WorkPool(std::string name, unsigned threads, std::size_t queue_limit);
+  // `niceness` > 0 lowers the pool's threads' scheduling priority (Linux: per thread), so that on a machine with few
+  // cores the I/O threads still get the CPU promptly while CPU-bound jobs saturate the pool.
+  WorkPool(std::string name, unsigned threads, std::size_t queue_limit, int niceness = 0);
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
   ~WorkPool();  // finishes queued work, then joins
