@@ -18,7 +18,7 @@ failed=()
 for t in "${targets[@]}"; do
   log=$build/logs/$t.log
   echo "fuzz: $t for ${seconds}s (log: $log)"
-  FUZZ_WORK_DIR=$build/work/$t nice "$here/run.sh" "$build/fuzz/${t}_fuzz" "$t" "$seconds" >"$log" 2>&1
+  FUZZ_WORK_DIR=$build/work/$t nice -n "${FUZZ_NICE:-10}" "$here/run.sh" "$build/fuzz/${t}_fuzz" "$t" "$seconds" >"$log" 2>&1
   rc=$?
   grep '^fuzz-summary:' "$log" | tail -n 1 || echo "fuzz-summary: target=$t result=FAILED(rc=$rc), see $log"
   ((rc == 0)) || failed+=("$t")

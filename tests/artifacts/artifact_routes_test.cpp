@@ -12,6 +12,7 @@
 #include "server/routes/routes.hpp"
 #include "tests/artifacts/gzip_helper.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/route_call.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -58,14 +59,7 @@ class ArtifactRoutesTest : public ::testing::Test {
 
   ApiResponse call(const std::string& method, const std::string& target, const std::string& body = {},
                    const std::string& content_type = "application/octet-stream") {
-    ApiRequest req;
-    req.method = method;
-    const auto q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) req.query = parse_query(target.substr(q + 1));
-    if (!content_type.empty()) req.headers["content-type"] = content_type;
-    req.body = body;
-    return router_.dispatch(std::move(req), *app_);
+    return testing::call_route(router_, *app_, method, target, body, content_type);
   }
   static json body(const ApiResponse& r) { return json::parse(r.body); }
   std::int64_t artifact_count() {

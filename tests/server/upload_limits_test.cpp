@@ -10,6 +10,7 @@
 #include <set>
 
 #include "server/app_context.hpp"
+#include "tests/support/route_call.hpp"
 #include "server/ingest_service.hpp"
 #include "server/queries.hpp"
 #include "server/routes/routes.hpp"
@@ -55,14 +56,7 @@ class UploadLimitsTest : public ::testing::Test {
   }
   ApiResponse call(const std::string& method, const std::string& target, const std::string& body = {},
                    const std::string& content_type = "text/csv") {
-    ApiRequest req;
-    req.method = method;
-    const auto q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) req.query = parse_query(target.substr(q + 1));
-    if (!content_type.empty()) req.headers["content-type"] = content_type;
-    req.body = body;
-    return router_.dispatch(std::move(req), *app_);
+    return testing::call_route(router_, *app_, method, target, body, content_type);
   }
   static json body(const ApiResponse& r) { return json::parse(r.body); }
 
