@@ -208,7 +208,15 @@ std::vector<std::string> builtin_taxonomies() {
   return out;
 }
 
-Result<Taxonomy> parse_taxonomy(const json& j) { return parse_impl(j, 0); }
+Result<Taxonomy> parse_taxonomy(const json& j) {
+  // An inline taxonomy comes from a request: a field of the wrong type ("multi": "yes") is a 400 naming it, never an
+  // exception out of nlohmann's typed accessors (found by fuzz/taxonomy_fuzz.cpp).
+  try {
+    return parse_impl(j, 0);
+  } catch (const json::exception& e) {
+    return bad(std::string("a taxonomy field has the wrong type: ") + e.what());
+  }
+}
 
 Result<Taxonomy> load_taxonomy(std::string_view name_or_json) {
   auto spec = trim(name_or_json);

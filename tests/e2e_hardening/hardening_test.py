@@ -194,6 +194,9 @@ def main():
             status, _, out = request(port, "POST", path, body, {"Content-Type": "application/json"})
             expect(status == 400 and error_code(out) == "json_too_deep",
                    f"{path} with 100k nested levels: 400 json_too_deep, got {status} {out[:200]!r}")
+        bad_type = '{"title":"t","taxonomy":{"name":"t","axes":[{"axis":"a","multi":"yes","values":{}}]}}'
+        status, _, out = request(port, "POST", "/api/v1/label", bad_type, {"Content-Type": "application/json"})
+        expect(status == 400 and error_code(out) == "bad_taxonomy", f"taxonomy field of a wrong type: {status} {out!r}")
         payload = '{"action":"opened","x":' + deep + "}"
         status, _, out = request(port, "POST", "/webhooks/github", payload, signed(payload))
         expect(status == 400 and error_code(out) == "json_too_deep", f"webhook nested: got {status} {out[:200]!r}")

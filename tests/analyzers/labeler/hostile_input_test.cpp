@@ -52,6 +52,17 @@ LabelResult label_ok(const IssueInput& in, const char* what) {
   return r.ok() ? std::move(r).value() : LabelResult{};
 }
 
+TEST(HostileInput, InlineTaxonomyFieldOfTheWrongTypeIsRefusedNotThrown) {
+  // fuzz/regressions/taxonomy/axis-multi-not-bool.json: "multi" held a string; nlohmann's value() threw.
+  for (const char* text : {R"({"name":"t","axes":[{"axis":"a","multi":"yes","values":{}}]})",
+                           R"({"name":"t","repo":7,"axes":[]})",
+                           R"({"name":"t","axes":[{"axis":"a","color":[1],"values":{"x":"a: x"}}]})"}) {
+    auto t = parse_taxonomy(nlohmann::json::parse(text));
+    ASSERT_FALSE(t) << text;
+    EXPECT_EQ(t.error().code, "bad_taxonomy") << text;
+  }
+}
+
 TEST(HostileInput, ThirtyThousandAsOnOneLine) {
   auto r = label_ok(issue("[BMG] crash", std::string(30000, 'a')), "a x 30000");
   EXPECT_FALSE(r.truncated.body);
