@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analyzers/labeler/rules.hpp"
+#include "common/utf8.hpp"
 
 namespace perftriage::analyzers::labeler {
 
@@ -24,11 +25,6 @@ std::string cut_utf8(std::string_view s, std::size_t max_chars, bool& cut) {
     ++chars;
   }
   return std::string(s);
-}
-
-std::size_t utf8_chars(std::string_view s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0U) != 0x80U; }));
 }
 
 LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,

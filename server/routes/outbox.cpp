@@ -2,6 +2,7 @@
 // POST /api/v1/outbox/tracking-issue: queue opening or updating a tracking issue (opt-in, e.g. from a report),
 // deduplicated by the fingerprint platform + release + kind.
 #include "common/bounded_json.hpp"
+#include "common/utf8.hpp"
 #include "schema/bot_store.hpp"
 #include "server/github_client.hpp"
 #include "server/app_context.hpp"
@@ -18,13 +19,6 @@ constexpr std::size_t kMaxTitleChars = 256;       // GitHub's limit for an issue
 constexpr std::size_t kMaxBodyChars = 65536;      // ... and for its body
 constexpr std::size_t kMaxLabels = 100;
 constexpr std::size_t kMaxLabelChars = 50;        // GitHub's limit for a label name
-
-// Characters as GitHub counts them (code points): every byte that does not continue a UTF-8 sequence.
-std::size_t utf8_chars(std::string_view s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
-  return n;
-}
 
 Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
