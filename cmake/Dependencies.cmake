@@ -22,6 +22,12 @@ else()
   add_library(perftriage_re2 INTERFACE)
   target_link_libraries(perftriage_re2 INTERFACE PkgConfig::RE2)
 endif()
+# Issue 11 (operations): TOML config files (libtomlplusplus-dev, header-only), the JSON access log (libspdlog-dev,
+# built on the fmt already used) and the Prometheus metrics registry and text exposition (prometheus-cpp-dev, core
+# library only: /metrics is served by our own router, not by its embedded civetweb).
+find_package(tomlplusplus 3 REQUIRED)
+find_package(spdlog 1.10 REQUIRED)
+find_package(prometheus-cpp REQUIRED CONFIG)  # Debian ships it without a version file
 if(PERFTRIAGE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -7,6 +7,7 @@
 
 #include "common/result.hpp"
 #include "schema/store.hpp"
+#include "server/observability.hpp"
 #include "server/settings.hpp"
 
 namespace perftriage::server {
@@ -34,12 +35,14 @@ class AppContext {
  public:
   explicit AppContext(Settings settings) : settings_(std::move(settings)) {}
   [[nodiscard]] const Settings& settings() const noexcept { return settings_; }
+  [[nodiscard]] Observability& obs() noexcept { return obs_; }
   Result<StoreLease> store();  // opens a new connection when the pool is empty
 
  private:
   friend class StoreLease;
   void give_back(std::unique_ptr<schema::Store> store);
   Settings settings_;
+  Observability obs_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<schema::Store>> idle_;
 };

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "server/auth.hpp"
+#include "server/observability.hpp"
 #include "server/work_pool.hpp"
 
 namespace perftriage::server {
@@ -92,7 +94,15 @@ struct Pools {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, AppContext& app, const Router& router, Pools pools)
-      : stream_(std::move(socket)), app_(app), router_(router), pools_(pools) {}
+      : stream_(std::move(socket)), app_(app), router_(router), pools_(pools) {
+    beast::error_code ec;
+    const auto peer = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = peer.address().to_string();
+    app_.obs().connection_opened();
+  }
+  ~Session() { app_.obs().connection_closed(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   void start() {
     asio::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::do_read, shared_from_this()));
@@ -116,14 +126,28 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return fail(ec, "read");
     const auto& header = parser_->get().base();
     ApiRequest head = request_head(header);
+    started_ = std::chrono::steady_clock::now();
+    head.request_id = request_id_for(head);
     const RouteOptions& route = router_.options_for(head.method, head.path);
+    record_ = RequestRecord{};
+    record_.request_id = head.request_id;
+    record_.method = head.method;
+    record_.route = route.pattern.empty() ? "unmatched" : route.pattern;
+    record_.target = head.path;
+    record_.remote = remote_;
+    cors_ = cors_headers(head, app_);
+    if (auto refused = authorize(head, route, app_)) {
+      // Decided from the head alone: the body is never read, so the connection cannot be reused.
+      return respond(error_response(*refused), header.version(), false, false);
+    }
+    record_.token_name = head.token_name;
     const std::size_t server_limit = app_.settings().max_body_bytes;
     limit_ = route.max_body_bytes == 0 ? server_limit : std::min(route.max_body_bytes, server_limit);
     lane_ = route.lane;
     if (route.header_check) {
       if (auto refused = route.header_check(head, app_)) {
         // The body is never read, so the connection cannot be reused.
-        return send(to_http_response(error_response(*refused), header.version(), false, false));
+        return respond(error_response(*refused), header.version(), false, false);
       }
     }
     if (const auto length = parser_->content_length(); length && *length > limit_) {
@@ -140,7 +164,7 @@ class Session : public std::enable_shared_from_this<Session> {
                                                                   "the upload limit)"
              : "request header over the limit of " + mib(app_.settings().max_header_bytes);
     auto api = error_response(make_error(ErrorKind::too_large, body ? "body_too_large" : "header_too_large", message));
-    send(to_http_response(std::move(api), 11, false, false));
+    respond(std::move(api), 11, false, false);
   }
 
   void on_read(beast::error_code ec, std::size_t) {
@@ -152,16 +176,21 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool head = req.method() == http::verb::head;
     ApiRequest api = request_head(req.base());
     api.body = std::move(req.body());
+    api.request_id = record_.request_id;
+    api.token_name = record_.token_name;
+    record_.bytes_in = api.body.size();
     if (lane_ == Lane::io) {
-      return send(to_http_response(router_.dispatch(std::move(api), app_), version, keep_alive, head));
+      return respond(router_.dispatch(std::move(api), app_), version, keep_alive, head);
     }
     WorkPool& pool = lane_ == Lane::heavy ? pools_.heavy : pools_.read;
     auto self = shared_from_this();
     const bool queued = pool.try_submit([self, api = std::move(api), version, keep_alive, head]() mutable {
       const bool large = api.body.size() >= kTrimAfterBytes;
-      auto res = to_http_response(self->router_.dispatch(std::move(api), self->app_), version, keep_alive, head);
+      auto res = self->router_.dispatch(std::move(api), self->app_);
       if (large) malloc_trim(0);
-      asio::post(self->stream_.get_executor(), [self, res = std::move(res)]() mutable { self->send(std::move(res)); });
+      asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
+        self->respond(std::move(res), version, keep_alive, head);
+      });
     });
     if (!queued) {
       auto busy = error_response(make_error(
@@ -169,8 +198,17 @@ class Session : public std::enable_shared_from_this<Session> {
           "the " + pool.name() + " queue is full (" + std::to_string(pool.queue_limit()) +
               " requests waiting); retry after 1 s"));
       busy.headers.emplace_back("Retry-After", "1");
-      send(to_http_response(std::move(busy), version, keep_alive, head));
+      respond(std::move(busy), version, keep_alive, head);
     }
+  }
+
+  // Every response leaves through here: request id, CORS headers, then the bytes; counted and logged once written.
+  void respond(ApiResponse api, unsigned version, bool keep_alive, bool head) {
+    stamp_response(api, record_.request_id);
+    for (const auto& h : cors_) api.headers.push_back(h);
+    record_.status = api.status;
+    record_.bytes_out = api.body.size();
+    send(to_http_response(std::move(api), version, keep_alive, head));
   }
 
   void send(http::response<http::string_body>&& res) {
@@ -182,6 +220,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_write(bool close, beast::error_code ec, std::size_t) {
+    if (record_.status != 0) {
+      record_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+      if (ec) record_.bytes_out = 0;
+      app_.obs().request_done(record_);
+      record_.status = 0;
+    }
     if (ec) return fail(ec, "write");
     response_.reset();
     if (close) return do_close();
@@ -199,6 +243,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<void> response_;
   std::size_t limit_ = 0;
   Lane lane_ = Lane::read;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  RequestRecord record_;
+  std::string remote_;
+  std::vector<std::pair<std::string, std::string>> cors_;
   AppContext& app_;
   const Router& router_;
   Pools pools_;

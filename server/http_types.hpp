@@ -18,6 +18,8 @@ struct ApiRequest {
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
   std::vector<std::string> params;  // values of {placeholders} in the matched route, in order
+  std::string request_id;           // X-Request-Id: echoed when the client sent a well-formed one, else generated
+  std::string token_name;           // the name of the API token that authorized the request; "" = anonymous
 
   [[nodiscard]] std::string q(const std::string& name, std::string fallback = {}) const {
     auto it = query.find(name);

@@ -39,7 +39,16 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
 }  // namespace
 
 void Router::add(std::string method, std::string pattern, Handler handler, RouteOptions options) {
+  options.pattern = pattern;
+  options.method = method;
   routes_.push_back(Route{std::move(method), split_path(pattern), std::move(handler), std::move(options)});
+}
+
+std::vector<const RouteOptions*> Router::table() const {
+  std::vector<const RouteOptions*> out;
+  out.reserve(routes_.size());
+  for (const auto& r : routes_) out.push_back(&r.options);
+  return out;
 }
 
 const Router::Route* Router::find(std::string_view method, const std::vector<std::string>& raw,

@@ -25,11 +25,29 @@ enum class Lane {
   heavy,  // uploads, classification, labeling, webhooks: the small heavy pool with a short queue
 };
 
+// What a caller must hold to run a route (server/auth.hpp). `admin` implies every other scope.
+enum class Scope {
+  none,    // always public: liveness, the dashboard's files, metrics, the OpenAPI description, the webhook (HMAC)
+  read,    // public unless read_access = "token"
+  upload,  // uploads and case artifacts
+  triage,  // tracking issues and other triage actions
+  bot,     // the bot's operational views (outbox, webhook deliveries)
+  admin,   // replace=true, deleting, token management
+};
+
 struct RouteOptions {
   static constexpr std::size_t kSmallBody = 64 * 1024;  // a GET or a small JSON request
   Lane lane = Lane::read;
   std::size_t max_body_bytes = kSmallBody;  // 0 = the server's upload limit (serve --max-body-mb)
   HeaderCheck header_check;
+  Scope scope = Scope::read;
+  // When set, decides the scope from the request head (uploads with replace=true need admin).
+  std::function<Scope(const ApiRequest&)> scope_for;
+  // State-changing routes accept only their documented content types (lower-case media types without parameters);
+  // empty = any. Checked from the header, before the body is read: 415 otherwise.
+  std::vector<std::string> content_types;
+  std::string pattern;  // filled in by Router::add: the route's path pattern (metrics and access-log label)
+  std::string method;   // filled in by Router::add
 
   static RouteOptions on(Lane lane, std::size_t max_body_bytes = kSmallBody, HeaderCheck check = {}) {
     RouteOptions o;
@@ -37,6 +55,14 @@ struct RouteOptions {
     o.max_body_bytes = max_body_bytes;
     o.header_check = std::move(check);
     return o;
+  }
+  RouteOptions& require(Scope s) {
+    scope = s;
+    return *this;
+  }
+  RouteOptions& accept(std::vector<std::string> types) {
+    content_types = std::move(types);
+    return *this;
   }
 };
 
@@ -47,6 +73,9 @@ class Router {
   ApiResponse dispatch(ApiRequest request, AppContext& app) const;
   // The options of the route `dispatch` would run; defaults for an unknown route (it will answer 404 / 405).
   [[nodiscard]] const RouteOptions& options_for(std::string_view method, std::string_view path) const;
+  // Every route's options (method and pattern included), in registration order: the OpenAPI test checks the
+  // published description against this table.
+  [[nodiscard]] std::vector<const RouteOptions*> table() const;
 
  private:
   struct Route {

@@ -2,6 +2,7 @@
 // Plain settings, built once in the command that starts the service.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "ingest/archive.hpp"
 
@@ -21,6 +22,37 @@ struct GitHubSettings {
   long backoff_cap_ms = 15 * 60 * 1000;             // ... at most this
 };
 
+// Issue 11. Each section below is one [table] of the TOML config file (server/config.hpp); environment variables
+// (PERFTRIAGE_*) override the file and command-line flags override both.
+
+// Who may do what (server/auth.hpp). Tokens live in the database (api_tokens), as salted hashes only.
+struct AuthSettings {
+  std::string read_access = "public";      // "public": reads need no token | "token": every /api/v1 read needs `read`
+  std::vector<std::string> cors_origins;   // empty = CORS off (no Access-Control-* headers at all)
+};
+
+// Transport limits and timeouts (server/http_server.cpp).
+struct LimitSettings {
+  double header_timeout_s = 10;            // the request line and headers must arrive within this
+  double body_timeout_s = 300;             // the whole body (an upload of a nightly archive on a slow link)
+  double idle_timeout_s = 30;              // a kept-alive connection with no new request is closed
+  double write_timeout_s = 60;
+  std::size_t max_connections = 1024;      // past this, new connections are answered 503 and closed
+  std::size_t spool_threshold_bytes = 4u << 20;  // bodies larger than this go to a temporary file, not memory
+  std::string spool_dir;                   // "" = $TMPDIR or /tmp
+  double drain_timeout_s = 20;             // SIGTERM: in-flight requests get this long to finish
+};
+
+// What is kept and for how long (server/retention.hpp); 0 = forever.
+struct RetentionSettings {
+  double interval_s = 3600;                // how often the background task runs
+  int raw_files_days = 0;                  // drop the raw bytes of uploaded files older than this (parsed rows stay)
+  int nightly_runs_days = 0;               // delete whole runs older than this unless tagged with a kept tag
+  std::vector<std::string> keep_tags = {"release"};  // runs with a tag starting with one of these are never deleted
+  int webhook_deliveries_days = 30;        // finished ('done') deliveries
+  int sent_outbox_days = 90;               // outbox rows in state sent / dry_run
+};
+
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
@@ -38,7 +70,12 @@ struct Settings {
   ingest::UnpackLimits unpack;
   std::string web_dir;  // dashboard assets; "" = built-in path
   bool demo = false;
+  bool integrity_check = false;  // PRAGMA integrity_check at start-up; refuse to start on a damaged database
+  std::string config_file;       // the TOML file the settings came from ("" = none)
   GitHubSettings github;
+  AuthSettings auth;
+  LimitSettings limits;
+  RetentionSettings retention;
 };
 
 }  // namespace perftriage::server
