@@ -17,6 +17,7 @@
 #include "server/app_context.hpp"
 #include "server/http_server.hpp"
 #include "server/ingest_service.hpp"
+#include "schema/token_store.hpp"
 #include "server/routes/routes.hpp"
 #include "tests/support/archive_writer.hpp"
 #include "tests/support/server_process.hpp"
@@ -148,12 +149,20 @@ int main(int argc, char** argv) {
   {
     server::Settings settings;
     settings.db_path = (dir / "http.sqlite").string();
-    { auto s = schema::Store::open(settings.db_path); }
+    std::string token;  // uploads need a token with scope upload (docs/auth.md)
+    {
+      auto s = schema::Store::open(settings.db_path);
+      if (!s) return 1;
+      auto created = schema::TokenStore(s->db()).create("bench", {"upload"}, std::nullopt);
+      if (!created) return 1;
+      token = created->token;
+    }
     server::AppContext app(settings);
     const auto router = server::make_router();
     server::HttpServer http(app, router);
     auto port = http.listen("127.0.0.1", 0);
     if (!port) return 1;
+    testing::server_tokens()[*port] = token;  // http_call sends it
     std::thread runner([&] { http.run(2); });
     const std::string body = testing::make_archive(nightly, testing::ArchiveFormat::tar_gz);
     std::vector<double> http_ms;

@@ -105,12 +105,14 @@ for c in $CASES; do
 
   # HTTP: a fresh server, so that VmHWM is this upload's
   rm -f srv.sqlite*
+  token=$("$BIN" token create --db srv.sqlite --name bench --scope upload 2> /dev/null)  # uploads need a token
   port=$(free_port)
   "$BIN" serve --listen "127.0.0.1:$port" --db srv.sqlite > "srv-$c.log" 2>&1 &
   pid=$!
   for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/api/v1/healthz" > /dev/null && break; sleep 0.1; done
   idle=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
-  status=$(curl -s -o "srv-$c.json" -w '%{http_code}' -H "Content-Type: $type" --data-binary "@$input" \
+  status=$(curl -s -o "srv-$c.json" -w '%{http_code}' -H "Authorization: Bearer $token" -H "Content-Type: $type" \
+    --data-binary "@$input" \
     "http://127.0.0.1:$port/api/v1/uploads?platform=BMG&run=mem-$c&path=$path")
   peak=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill "$pid"; wait "$pid" 2> /dev/null || true

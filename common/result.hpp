@@ -13,6 +13,7 @@ enum class ErrorKind {
   invalid_input,           // malformed request or file content -> 400
   unsupported_media_type,  // body type we cannot read -> 415
   unauthorized,            // bad signature / token -> 401
+  forbidden,               // a valid token without the scope the endpoint needs -> 403
   not_found,               // unknown run, case, route -> 404
   conflict,                // different bytes for a stored path, platform mismatch -> 409
   too_large,               // body or archive over its limit -> 413
@@ -79,6 +80,7 @@ inline std::string_view to_string(ErrorKind kind) {
     case ErrorKind::invalid_input: return "invalid_input";
     case ErrorKind::unsupported_media_type: return "unsupported_media_type";
     case ErrorKind::unauthorized: return "unauthorized";
+    case ErrorKind::forbidden: return "forbidden";
     case ErrorKind::not_found: return "not_found";
     case ErrorKind::conflict: return "conflict";
     case ErrorKind::too_large: return "too_large";

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -73,6 +74,29 @@ Error too_large(std::string_view name, std::string_view why) {
   return make_error(ErrorKind::too_large, "archive_too_large", fmt::format("{}: {}", name, why), std::string(name));
 }
 
+// Zip-slip and friends: refused naming the entry, even though members are never written to disk.
+Error bad_path(std::string_view name, std::string_view entry, std::string_view why) {
+  return make_error(ErrorKind::invalid_input, "bad_archive_path", fmt::format("{}: member '{}' {}", name, entry, why),
+                    std::string(name));
+}
+
+// "/x", "\\x", "C:/x", "C:\\x".
+bool is_absolute(std::string_view path) {
+  if (!path.empty() && (path[0] == '/' || path[0] == '\\')) return true;
+  return path.size() >= 2 && path[1] == ':' && std::isalpha(static_cast<unsigned char>(path[0])) != 0;
+}
+
+// More than `max_ratio` bytes out per byte in, once past the floor: a compression bomb.
+bool over_ratio(std::size_t out, std::size_t in, const UnpackLimits& limits) {
+  return limits.max_ratio != 0 && out > limits.ratio_floor_bytes &&
+         out / std::max<std::size_t>(in, 1) > limits.max_ratio;
+}
+
+std::string ratio_text(std::size_t out, std::size_t in, const UnpackLimits& limits) {
+  return fmt::format("expands more than {}x ({} bytes unpacked from {} bytes): refused as a compression bomb "
+                     "([limits] max_archive_ratio)", limits.max_ratio, out, in);
+}
+
 // A single .gz with zlib directly (libarchive's raw reader does not check the CRC): concatenated members are
 // joined, CRC and length are verified, limits enforced while inflating.
 Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, const UnpackLimits& limits) {
@@ -98,7 +122,12 @@ Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, co
     const std::size_t got = buf.size() - zs.avail_out;
     if (out.size() + got > limit) {
       inflateEnd(&zs);
-      return too_large(name, fmt::format("the uncompressed file is larger than {} bytes", limit));
+      return too_large(name, fmt::format("the uncompressed file is larger than {} bytes ([limits] "
+                                         "max_archive_entry_mb, max_archive_total_mb)", limit));
+    }
+    if (over_ratio(out.size() + got, bytes.size(), limits)) {
+      inflateEnd(&zs);
+      return too_large(name, ratio_text(out.size() + got, bytes.size(), limits));
     }
     out.append(buf.data(), got);
     if (rc == Z_STREAM_END) {
@@ -179,25 +208,24 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
       const char* why = archive_error_string(ar.get());
       return bad_archive(archive_name, why ? why : "corrupt entry header");
     }
-    if (++entries > limits.max_entries)
-      return too_large(archive_name, fmt::format("more than {} entries", limits.max_entries));
-
     const char* p = archive_entry_pathname(entry);
     const std::string path = p != nullptr ? p : "";
-    if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry) != nullptr ||
-        archive_entry_symlink(entry) != nullptr) {
-      continue;  // directories, links, devices
-    }
+    if (++entries > limits.max_entries)
+      return too_large(archive_name, fmt::format("more than {} entries (member '{}' is entry {}; [limits] "
+                                                 "max_archive_entries)", limits.max_entries, path, entries));
+    const auto filetype = archive_entry_filetype(entry);
+    if (filetype == AE_IFDIR) continue;
+    if (filetype == AE_IFLNK || archive_entry_symlink(entry) != nullptr || archive_entry_hardlink(entry) != nullptr)
+      return bad_path(archive_name, path, "is a link: archives with symlinks or hardlinks are refused");
+    if (filetype != AE_IFREG) return bad_path(archive_name, path, "is not a regular file");
+    if (is_absolute(path)) return bad_path(archive_name, path, "has an absolute path");
     std::string norm;
-    if (!normalize_member(path, norm))
-      return make_error(ErrorKind::invalid_input, "bad_archive_path",
-                        fmt::format("{}: member '{}' climbs out of the archive with '..'", archive_name, path),
-                        std::string(archive_name));
+    if (!normalize_member(path, norm)) return bad_path(archive_name, path, "climbs out of the archive with '..'");
     if (norm.empty() || !csv::iends_with(norm, ".csv")) continue;  // archive_read_next_header skips the data
     if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
         static_cast<std::size_t>(archive_entry_size(entry)) > limits.max_entry_bytes)
-      return too_large(archive_name,
-                       fmt::format("member '{}' is larger than {} bytes uncompressed", norm, limits.max_entry_bytes));
+      return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
+                                                 "max_archive_entry_mb)", norm, limits.max_entry_bytes));
 
     InputFile f;
     f.path = std::move(norm);
@@ -215,12 +243,15 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
       }
       const auto n = static_cast<std::size_t>(got);
       if (f.bytes.size() + n > limits.max_entry_bytes)
-        return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed", f.path,
-                                                   limits.max_entry_bytes));
+        return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
+                                                   "max_archive_entry_mb)", f.path, limits.max_entry_bytes));
       if (total + n > limits.max_total_bytes)
         return too_large(archive_name,
-                         fmt::format("members are larger than {} bytes uncompressed in all", limits.max_total_bytes));
+                         fmt::format("members are larger than {} bytes uncompressed in all ([limits] "
+                                     "max_archive_total_mb)", limits.max_total_bytes));
       total += n;
+      if (over_ratio(total, bytes.size(), limits))
+        return too_large(archive_name, fmt::format("member '{}' {}", f.path, ratio_text(total, bytes.size(), limits)));
       f.bytes.append(buf.data(), n);
     }
     out.push_back(std::move(f));

@@ -17,6 +17,10 @@ struct UnpackLimits {
   std::size_t max_parts = 1'000;
   std::size_t max_entry_bytes = 512ull << 20;   // one uncompressed member
   std::size_t max_total_bytes = 2048ull << 20;  // all members together
+  // A bomb: past `ratio_floor_bytes` unpacked, the members together may be at most `max_ratio` times the archive's
+  // size (CSV compresses 5-20x). 0 = no ratio check.
+  std::size_t max_ratio = 100;
+  std::size_t ratio_floor_bytes = 64ull << 20;
 };
 
 enum class ArchiveType { none, zip, tar, tar_gz, gzip };
@@ -25,9 +29,11 @@ enum class ArchiveType { none, zip, tar, tar_gz, gzip };
 ArchiveType detect_archive(std::string_view bytes);
 
 // Members of a zip / tar / tar.gz, or the single member of a .gz (named `archive_name` minus ".gz").
-// Directories, links and non-regular entries are skipped; paths are normalised ("./" and leading "/" removed,
-// ".." refused). Only members ending in .csv are returned; an archive without one is an error
-// (code "no_csv_in_archive") naming `archive_name`.
+// Directories are skipped; paths are normalised ("./" and "//" removed). Refused with 400 "bad_archive_path" naming
+// the entry (zip-slip): a ".." segment, an absolute path ("/x", "C:/x"), a symlink or hardlink, a device or fifo.
+// Refused with 413 "archive_too_large": more than max_entries entries, a member or all members over their size
+// limits, or an expansion over max_ratio. Only members ending in .csv are returned; an archive without one is an
+// error (code "no_csv_in_archive") naming `archive_name`.
 Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::string_view archive_name,
                                               const UnpackLimits& limits = {});
 

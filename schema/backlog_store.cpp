@@ -84,6 +84,37 @@ constexpr std::string_view kReadBacklog =
     "ORDER BY CASE status WHEN 'open' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END,"
     " CASE WHEN status = 'open' THEN b.worst_speedup END, b.suite, b.dtype, b.mode, b.config, b.model";
 
+// ?1 run id, ?2 platform: the backlog cases the run measured.
+constexpr std::string_view kCasesOfRun =
+    "SELECT DISTINCT b.suite, b.dtype, b.mode, b.config, b.model FROM results x JOIN backlog b"
+    " ON b.platform = ?2 AND b.suite = x.suite AND b.dtype = x.dtype AND b.mode = x.mode AND b.config = x.config"
+    " AND b.model = x.model WHERE x.run_id = ?1 AND x.kind = 'performance'";
+constexpr std::string_view kDeleteCase =
+    "DELETE FROM backlog WHERE platform = ?1 AND suite = ?2 AND dtype = ?3 AND mode = ?4 AND config = ?5"
+    " AND model = ?6";
+// One case rebuilt from its measurements on the platform (?1 platform, ?2..?6 suite, dtype, mode, config, model), with
+// the rules of kUpsertSlow / kUpdateOthers: slow = not failed and 0 < speedup < 1; a measurement is any row whose slow
+// test is not NULL (an invalid row, speedup NULL and not failed, is none); the fix is the earliest passing one after
+// the last slow one; the latest is the newest of any kind. No slow measurement: no row.
+constexpr std::string_view kRecomputeCase =
+    "WITH m AS ("
+    "  SELECT r.id AS run, r.created_at || '#' || printf('%012d', r.id) AS ord, x.speedup, x.speedup_text, x.failed,"
+    "   (x.failed = 0 AND x.speedup > 0 AND x.speedup < 1) AS slow"
+    "  FROM results x JOIN runs r ON r.id = x.run_id"
+    "  WHERE x.suite = ?2 AND x.model = ?6 AND x.dtype = ?3 AND x.mode = ?4 AND x.kind = 'performance'"
+    "  AND x.config = ?5 AND r.platform = ?1 AND (x.failed = 0 AND x.speedup > 0 AND x.speedup < 1) IS NOT NULL),"
+    " s AS (SELECT min(ord) AS first_ord, max(ord) AS last_ord, min(speedup) AS worst, count(*) AS n"
+    "       FROM m WHERE slow),"
+    " l AS (SELECT run, ord, speedup, speedup_text, failed FROM m ORDER BY ord DESC LIMIT 1),"
+    " f AS (SELECT m.run, m.ord FROM m, s WHERE NOT m.slow AND m.failed = 0 AND m.ord > s.last_ord"
+    "       ORDER BY m.ord LIMIT 1) "
+    "INSERT INTO backlog(platform, suite, dtype, mode, config, model, first_run, first_ord, last_run, last_ord,"
+    " fixed_run, fixed_ord, latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup,"
+    " runs_slow) "
+    "SELECT ?1, ?2, ?3, ?4, ?5, ?6, (SELECT run FROM m WHERE ord = s.first_ord LIMIT 1), s.first_ord,"
+    " (SELECT run FROM m WHERE ord = s.last_ord LIMIT 1), s.last_ord, (SELECT run FROM f), (SELECT ord FROM f),"
+    " l.run, l.ord, l.speedup, l.speedup_text, l.failed, s.worst, s.n FROM s, l WHERE s.n > 0";
+
 constexpr std::string_view kPendingRebuild = "SELECT EXISTS (SELECT 1 FROM maintenance WHERE task = 'rebuild_backlog')";
 constexpr std::string_view kFilesOldestRunFirst =
     "SELECT f.run_id, f.id FROM result_files f JOIN runs r ON r.id = f.run_id WHERE f.superseded_by IS NULL"
@@ -159,6 +190,33 @@ Result<std::int64_t> count_platform_runs(Database& db, const std::string& platfo
   auto row = st->step();
   if (!row) return std::move(row).error();
   return st->int64(0);
+}
+
+Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t run_id, const std::string& platform) {
+  auto st = Statement::prepare(db, kCasesOfRun);
+  if (!st) return std::move(st).error();
+  st->bind(1, run_id).bind(2, platform);
+  return collect<BacklogCase>(*st, [](const Statement& s) {
+    return BacklogCase{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+  });
+}
+
+Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,
+                                             const std::vector<BacklogCase>& cases) {
+  auto drop = Statement::prepare(db, kDeleteCase);
+  if (!drop) return std::move(drop).error();
+  auto rebuild = Statement::prepare(db, kRecomputeCase);
+  if (!rebuild) return std::move(rebuild).error();
+  std::int64_t kept = 0;
+  for (const auto& c : cases) {
+    for (auto* st : {&*drop, &*rebuild}) {
+      st->reset();
+      st->bind(1, platform).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.config).bind(6, c.model);
+      PT_TRY(st->run());
+    }
+    kept += db.changes();
+  }
+  return kept;
 }
 
 Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform) {

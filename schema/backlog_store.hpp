@@ -31,6 +31,17 @@ struct BacklogState {
 
 Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform);
 
+// Deleting a run (schema/run_delete.hpp): the backlog cases of the run's platform that the run measured (read them
+// before its rows go), then each recomputed from the platform's remaining measurements, as update_backlog would have
+// built it from them; a case no remaining measurement has slower than eager leaves the backlog. Inside the caller's
+// transaction. Returns how many of the cases are still in the backlog.
+struct BacklogCase {
+  std::string suite, dtype, mode, config, model;
+};
+Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t run_id, const std::string& platform);
+Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,
+                                             const std::vector<BacklogCase>& cases);
+
 // Open first (worst speedup first), then failing, then fixed; ties by case key.
 Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform);
 

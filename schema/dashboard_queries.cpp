@@ -16,7 +16,8 @@ constexpr std::string_view kRunByKey = "WHERE key = ?1";
 constexpr std::string_view kPlatforms = "SELECT DISTINCT platform FROM runs ORDER BY platform";
 constexpr std::string_view kTags = "SELECT DISTINCT tags FROM runs";
 constexpr std::string_view kRunStamp =
-    "SELECT count(*), coalesce(max(id), 0) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL";
+    "SELECT count(*), coalesce(max(id), 0), (SELECT coalesce(max(id), 0) FROM audit_log) FROM result_files"
+    " WHERE run_id = ?1 AND superseded_by IS NULL";
 // One pass over the run's rows; the GROUP BY follows results_run_axes(run_id, kind, suite, dtype, mode).
 constexpr std::string_view kRunGroupStats =
     "SELECT kind, suite, dtype, mode, count(*),"
@@ -104,7 +105,7 @@ Result<RunStamp> run_stamp(Database& db, std::int64_t run_id) {
   st->bind(1, run_id);
   auto more = st->step();
   if (!more) return std::move(more).error();
-  return RunStamp{st->int64(0), st->int64(1)};
+  return RunStamp{st->int64(0), st->int64(1), st->int64(2)};
 }
 
 Result<std::vector<GroupStats>> run_group_stats(Database& db, std::int64_t run_id, double threshold) {

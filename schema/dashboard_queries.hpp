@@ -31,9 +31,12 @@ struct GroupStats {
 };
 
 // What identifies the rows of a run: rows change only when a file is stored or superseded, which moves these.
+// Deleting a run frees its ids, which a new run may reuse (rowids are max + 1): every deletion writes an audit_log
+// row (schema/run_delete.hpp), so the newest audit id is part of the stamp.
 struct RunStamp {
   std::int64_t live_files = 0;
   std::int64_t max_file_id = 0;
+  std::int64_t last_audit_id = 0;
   bool operator==(const RunStamp&) const = default;
 };
 

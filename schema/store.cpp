@@ -23,7 +23,7 @@ constexpr std::string_view kUpdateRun =
     "UPDATE runs SET device = ?2, torch_version = ?3, commit_sha = ?4, tags = ?5, environment = ?6 WHERE id = ?1";
 constexpr std::string_view kSelectFileColumns =
     "SELECT id, run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, row_count, "
-    "duplicates_dropped, uploaded_at FROM result_files ";
+    "duplicates_dropped, uploaded_at, length(raw_deflate) = 0 FROM result_files ";
 constexpr std::string_view kInsertFile =
     "INSERT INTO result_files(run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, "
     "raw_deflate, header, row_count, duplicates_dropped, uploaded_at) "
@@ -130,6 +130,7 @@ FileRecord read_file(const Statement& st) {
   f.row_count = st.int64(12);
   f.duplicates_dropped = st.int64(13);
   f.uploaded_at = st.text(14);
+  f.raw_dropped = st.int64(15) != 0;
   return f;
 }
 
@@ -427,6 +428,11 @@ Result<std::string> Store::file_bytes(std::int64_t file_id) {
   auto row = st->step();
   if (!row) return std::move(row).error();
   if (!*row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
+  // No deflate stream is empty (even that of an empty file has a header): an empty blob is a dropped one.
+  if (st->blob(0).empty()) {
+    return make_error(ErrorKind::not_found, "raw_dropped",
+                      "the raw bytes of file " + std::to_string(file_id) + " were dropped by retention (raw_files_days)");
+  }
   return inflate_bytes(st->blob(0), static_cast<std::size_t>(st->int64(1)));
 }
 

@@ -41,6 +41,7 @@ struct FileRecord {
   std::int64_t row_count = 0;
   std::int64_t duplicates_dropped = 0;
   std::string uploaded_at;
+  bool raw_dropped = false;  // the retention task dropped the raw bytes (raw_files_days); the parsed rows stay
 };
 
 struct NewFile {
@@ -159,6 +160,7 @@ class Store {
   Result<std::optional<RunRecord>> latest_run(const std::string& platform);
   Result<std::optional<RunRecord>> previous_run(const RunRecord& run);  // same platform, just before
   Result<std::vector<FileRecord>> run_files(std::int64_t run_id);
+  // The file as uploaded; not_found with code "raw_dropped" once retention dropped its raw bytes.
   Result<std::string> file_bytes(std::int64_t file_id);
   Result<RunCounts> run_counts(std::int64_t run_id, double threshold);
   Result<std::vector<ResultRecord>> results(const ResultFilter& filter);

@@ -33,16 +33,17 @@ class StoreLease {
 
 class AppContext {
  public:
-  explicit AppContext(Settings settings) : settings_(std::move(settings)) {}
+  explicit AppContext(Settings settings) : settings_(std::move(settings)), obs_(settings_.access_log) {}
   [[nodiscard]] const Settings& settings() const noexcept { return settings_; }
-  [[nodiscard]] Observability& obs() noexcept { return obs_; }
+  // Thread-safe and not part of the application state: reachable from a const context (handlers take one).
+  [[nodiscard]] Observability& obs() const noexcept { return obs_; }
   Result<StoreLease> store();  // opens a new connection when the pool is empty
 
  private:
   friend class StoreLease;
   void give_back(std::unique_ptr<schema::Store> store);
   Settings settings_;
-  Observability obs_;
+  mutable Observability obs_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<schema::Store>> idle_;
 };

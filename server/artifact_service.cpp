@@ -41,15 +41,16 @@ std::string case_text(const schema::CaseRef& c) {
 }  // namespace
 
 Result<UploadedFile> uploaded_file(const ApiRequest& req, const std::string& fallback_name) {
-  if (req.body.empty()) {
+  if (req.bytes().empty()) {
     return make_error(ErrorKind::invalid_input, "empty_body",
                       "the request body is empty: send the trace or log as the body, or as one multipart file part");
   }
   UploadedFile file;
   if (media_type(req.header("content-type")) == "multipart/form-data") {
-    auto parts = ingest::parse_multipart(req.body, req.header("content-type"));
+    // Views, not copies: a part of a spooled body is read from the mapping.
+    auto parts = ingest::parse_multipart_views(req.bytes(), req.header("content-type"));
     if (!parts) return std::move(parts).error();
-    std::vector<ingest::MultipartPart*> files;
+    std::vector<ingest::MultipartPartView*> files;
     for (auto& p : *parts) {
       if (!p.filename.empty()) files.push_back(&p);
     }
@@ -59,12 +60,12 @@ Result<UploadedFile> uploaded_file(const ApiRequest& req, const std::string& fal
                         "a multipart body must hold exactly one file part, found " + std::to_string(files.size()));
     }
     file.name = files.front()->filename;
-    file.owned = std::move(files.front()->body);
-    if (file.owned->empty()) {
+    file.borrowed = files.front()->body;
+    if (file.borrowed.empty()) {
       return make_error(ErrorKind::invalid_input, "empty_body", "the file part is empty", file.name);
     }
   } else {
-    file.borrowed = req.body;
+    file.borrowed = req.bytes();
   }
   if (!req.q("name").empty()) file.name = req.q("name");
   if (file.name.empty()) file.name = fallback_name;

@@ -25,7 +25,7 @@ struct UploadedFile {
 
 // The body as one file (any content type), or the one file part of a multipart/form-data body.
 // Name: ?name=, else the part's filename, else `fallback_name`. Empty body or file -> invalid_input.
-// The result may view `req.body`: use it while the request lives.
+// The result may view the request's bytes (`req.bytes()`): use it while the request lives.
 Result<UploadedFile> uploaded_file(const ApiRequest& req, const std::string& fallback_name);
 
 struct CaseLookup {

@@ -58,6 +58,9 @@ constexpr std::array<SlowCase, 11> kSeedCases{{
 
 constexpr std::array<const char*, 3> kSuites{"huggingface", "timm_models", "torchbench"};
 
+// Every demo run carries this tag (besides release-X.Y / nightly).
+constexpr const char* kDemoTag = "demo";
+
 const std::vector<std::string>& models(std::string_view suite) {
   static const std::vector<std::string> hf{
       "AlbertForMaskedLM", "AllenaiLongformerBase", "BartForCausalLM", "BartForConditionalGeneration",
@@ -501,28 +504,60 @@ Result<void> label_demo_issues(schema::Store& store) {
     schema::LabeledIssue row{in.repo, in.number, in.title, whole.value("axes", json::array()), result.labels,
                              whole, fmt::format("2026-08-{:02d}T09:00:00Z", 10 + i)};
     PT_TRY(bot.save_labeled_issue(row));
-    // The bot's actions for this issue: labels (dry run: no token in the demo) and its one comment.
+    // The bot's actions for this issue: its labels and its one comment. Every row the demo writes is dry_run: the
+    // issue numbers are made up but the repository is real, and a dry_run row is never sent, by this process or by a
+    // later `serve` with a token on the same database (issue 11).
     auto labels = bot.enqueue({in.repo, in.number, schema::OutboxKind::add_labels, {{"labels", result.labels}}},
                               schema::OutboxState::dry_run, now_ms + i);
     if (!labels) return std::move(labels).error();
     auto comment = bot.enqueue({in.repo, in.number, schema::OutboxKind::upsert_comment,
                                 {{"body", lb::render_comment(in, result)}}},
-                               schema::OutboxState::pending, now_ms + i);
+                               schema::OutboxState::dry_run, now_ms + i);
     if (!comment) return std::move(comment).error();
-    if (i == 0) PT_TRY(bot.mark_sent(*comment, 1));
-    if (i == 1) PT_TRY(bot.mark_failed(*comment, 8, "HTTP 403: Resource not accessible by integration"));
     ++i;
   }
   return tx->commit();
+}
+
+// A demo run is recognised by its key and the commit the demo derives from that key (which databases written before
+// the `demo` tag existed have too); the tag is for people and filters, not trusted alone.
+std::string demo_commit(const std::string& key) { return fmt::format("{:012x}", fnv1a(key) & 0xffffffffffffULL); }
+
+bool is_demo_run(const schema::RunMeta& meta, const std::vector<DemoRun>& runs) {
+  return std::any_of(runs.begin(), runs.end(), [&](const DemoRun& r) {
+    return r.key == meta.key && meta.platform == r.platform->name && meta.commit == demo_commit(r.key);
+  });
+}
+
+// Demo databases written before every demo row was dry_run hold `pending` comments for made-up issue numbers of a
+// real repository: make them dry_run too, so no later `serve` with a token sends them.
+Result<void> demo_outbox_to_dry_run(schema::Store& store) {
+  std::string numbers;
+  for (const auto& issue : kIssues) numbers += (numbers.empty() ? "" : ",") + std::to_string(issue.number);
+  return store.db().exec("UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = 'intel/torch-xpu-ops'"
+                         " AND issue_number IN (" + numbers + ")");
 }
 
 }  // namespace
 
 Result<int> load_demo_data(schema::Store& store) {
   const auto runs = demo_runs();
+  // --demo only runs on a database of its own: its made-up issues and outbox rows must never mix with real runs.
+  auto stored = store.list_runs();
+  if (!stored) return std::move(stored).error();
+  for (const auto& r : *stored) {
+    if (!is_demo_run(r.meta, runs)) {
+      return make_error(ErrorKind::conflict, "not_a_demo_database",
+                        "the database holds non-demo runs; --demo only runs on a database of its own (run '" +
+                            r.meta.key + "' is not a demo run)");
+    }
+  }
   auto existing = store.find_run(runs.front().key);
   if (!existing) return std::move(existing).error();
-  if (*existing) return 0;
+  if (*existing) {
+    PT_TRY(demo_outbox_to_dry_run(store));
+    return 0;
+  }
 
   int added = 0;
   for (const auto& run : runs) {
@@ -532,8 +567,8 @@ Result<int> load_demo_data(schema::Store& store) {
     meta.device = run.platform->device;
     meta.torch_version = run.torch;
     meta.created_at = run.created;
-    meta.commit = fmt::format("{:012x}", fnv1a(run.key) & 0xffffffffffffULL);
-    meta.tags = {run.tag};
+    meta.commit = demo_commit(run.key);
+    meta.tags = {run.tag, kDemoTag};
     if (std::string_view(run.platform->device) == "xpu") {
       meta.environment_json = R"({"os":"Ubuntu 24.04 LTS","intel-opencl-icd":"26.05.37020.3",)"
                               R"("libze-dev":"1.27.0","intel-opencl-rt":"2025.3.2","oneMKL":"2025.3.1"})";

@@ -14,6 +14,8 @@ namespace perftriage::server {
 inline constexpr const char* kDemoMarkupModel = "<img src=x onerror=alert(1)>";
 
 // Loads the demo runs unless a run with the demo's first key already exists. Returns runs added.
+// Refuses (conflict `not_a_demo_database`, nothing written) a database holding any run that is not a demo run: the
+// demo only runs on a database of its own. Demo runs carry the tag "demo"; every outbox row the demo writes is dry_run.
 Result<int> load_demo_data(schema::Store& store);
 
 }  // namespace perftriage::server

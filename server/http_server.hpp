@@ -1,6 +1,8 @@
 #pragma once
-// Boost.Beast HTTP/1.1 server: an acceptor, a strand per connection, a fresh parser per request
-// with header and body limits, and the Router for everything else.
+// Boost.Beast HTTP/1.1 server: an acceptor with a connection cap, a strand per connection, a fresh parser per request
+// with header and body limits, header / body / idle / write timeouts, large bodies spooled to an unlinked temporary
+// file and mapped, and the Router for everything else. SIGTERM / SIGINT drain the requests in progress (bounded).
+// Every limit is a [limits] setting (server/settings.hpp, docs/limits.md).
 #include <memory>
 #include <string>
 
@@ -19,7 +21,8 @@ class HttpServer {
 
   // Binds and starts accepting; port 0 picks a free port. Returns the bound port.
   Result<unsigned short> listen(const std::string& host, unsigned short port);
-  // Runs the I/O loop on `threads` threads until stop() or SIGINT/SIGTERM.
+  // Runs the I/O loop on `threads` threads until stop(), or until SIGINT / SIGTERM and the drain: no new connections,
+  // connections waiting for a request closed, requests in progress finished (at most [limits] drain_timeout_s).
   void run(unsigned threads);
   void stop();
 

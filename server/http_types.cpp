@@ -20,6 +20,7 @@ unsigned http_status(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::invalid_input: return 400;
     case ErrorKind::unauthorized: return 401;
+    case ErrorKind::forbidden: return 403;
     case ErrorKind::not_found: return 404;
     case ErrorKind::conflict: return 409;
     case ErrorKind::too_large: return 413;
@@ -32,7 +33,15 @@ unsigned http_status(ErrorKind kind) {
 }
 
 ApiResponse error_response(const Error& error) {
-  return json_response(http_status(error.kind), {{"error", to_json(error)}});
+  auto res = json_response(http_status(error.kind), {{"error", to_json(error)}});
+  // RFC 9110 §15.5.2: every 401 carries a challenge. Clients authenticate with `Authorization: Bearer TOKEN`
+  // (server/auth.hpp); RFC 6750's error="invalid_token" tells a client its token, not its request, was refused.
+  if (error.kind == ErrorKind::unauthorized) {
+    res.headers.emplace_back("WWW-Authenticate", error.code == "invalid_token"
+                                                     ? R"(Bearer realm="perftriage", error="invalid_token")"
+                                                     : R"(Bearer realm="perftriage")");
+  }
+  return res;
 }
 
 std::string url_decode(std::string_view s, bool plus_is_space) {

@@ -1,7 +1,10 @@
 #pragma once
 // Transport-neutral request/response values: routes see these, never Beast types.
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -11,12 +14,24 @@
 
 namespace perftriage::server {
 
+// A request body too large to keep in memory: the transport spools it to an unlinked temporary file and maps the
+// file read-only (server/http_server.cpp). The bytes stay valid for as long as the object lives.
+class MappedBody {
+ public:
+  MappedBody() = default;
+  MappedBody(const MappedBody&) = delete;
+  MappedBody& operator=(const MappedBody&) = delete;
+  virtual ~MappedBody() = default;
+  [[nodiscard]] virtual std::string_view bytes() const noexcept = 0;
+};
+
 struct ApiRequest {
   std::string method;                          // "GET", "POST", ...
   std::string path;                            // decoded path without the query
   std::map<std::string, std::string> query;    // decoded; last value wins
   std::map<std::string, std::string> headers;  // lower-case names
-  std::string body;
+  std::string body;                            // a small body, in memory; empty when the body is `mapped`
+  std::shared_ptr<const MappedBody> mapped;    // a large body (over [limits] spool_threshold_mb), spooled and mapped
   std::vector<std::string> params;  // values of {placeholders} in the matched route, in order
   std::string request_id;           // X-Request-Id: echoed when the client sent a well-formed one, else generated
   std::string token_name;           // the name of the API token that authorized the request; "" = anonymous
@@ -29,6 +44,8 @@ struct ApiRequest {
     auto it = headers.find(lower_name);
     return it == headers.end() ? std::string{} : it->second;
   }
+  // The body's bytes wherever they are: handlers read bodies through this, never `body` directly.
+  [[nodiscard]] std::string_view bytes() const noexcept { return mapped ? mapped->bytes() : std::string_view(body); }
 };
 
 struct ApiResponse {

@@ -28,12 +28,13 @@ struct RequestRecord {
 
 class Observability {
  public:
-  Observability();
+  explicit Observability(bool access_log = true);  // access_log: settings `[server] access_log`
   ~Observability();
   Observability(const Observability&) = delete;
   Observability& operator=(const Observability&) = delete;
 
-  void request_done(const RequestRecord& r);  // counts it and writes the access-log line
+  void request_done(const RequestRecord& r);  // counts it and writes the access-log line (unless turned off)
+  void set_access_log(bool enabled);
   void connection_opened();
   void connection_closed();
   void connection_refused(std::string_view reason);  // over the connection cap, timeouts

@@ -93,7 +93,7 @@ json file_json(const schema::FileRecord& f) {
           {"dtype", f.axes.dtype}, {"mode", f.axes.mode},         {"kind", f.axes.kind},
           {"device", f.axes.device}, {"config", f.axes.config},   {"sha256", f.sha256},
           {"size", f.size},       {"rows", f.row_count},        {"duplicates_dropped", f.duplicates_dropped},
-          {"uploaded_at", f.uploaded_at}};
+          {"uploaded_at", f.uploaded_at}, {"raw_dropped", f.raw_dropped}};
 }
 
 json result_json(const schema::ResultRecord& r, double threshold) {

@@ -80,6 +80,14 @@ ApiResponse Router::dispatch(ApiRequest request, AppContext& app) const {
       return error_response(make_error(ErrorKind::internal, "internal", std::string("internal error: ") + e.what()));
     }
   }
+  if (!allow.empty() && request.method == "OPTIONS") {
+    // RFC 9110 OPTIONS, and the CORS preflight: the methods the path takes. Whether a browser may go on is decided by
+    // the Access-Control-* headers the transport adds (server/auth.hpp cors_headers), present only for an allowed
+    // Origin.
+    ApiResponse r{204, "text/plain", "", {}};
+    r.headers.emplace_back("Allow", allow + ", OPTIONS");
+    return r;
+  }
   if (!allow.empty()) {
     auto r = error_response(make_error(ErrorKind::invalid_input, "method_not_allowed",
                                        request.method + " is not allowed on " + request.path));

@@ -12,6 +12,8 @@ struct GitHubSettings {
   std::string api_base = "https://api.github.com";  // GitHub Enterprise Server: https://HOST/api/v3
   std::string token;                                // empty = dry run: compute and record, send nothing
   std::string webhook_secret;                       // HMAC-SHA256 key of X-Hub-Signature-256
+  std::string token_file;           // [github] token_file: read at start into `token` (${CREDENTIALS_DIRECTORY} expanded)
+  std::string webhook_secret_file;  // [github] webhook_secret_file: the same for `webhook_secret`
   std::string bot_login = "perftriage[bot]";        // events caused by this login are ignored
   std::string taxonomy = "torch-xpu-ops";
   int max_attempts = 8;                             // then the outbox action is marked failed, visibly
@@ -57,7 +59,7 @@ struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
   unsigned short listen_port = 8080;
-  unsigned threads = 2;
+  unsigned threads = 0;  // I/O threads; 0 = one per CPU core, at least 2 (resolved by `serve`)
   std::size_t max_body_bytes = 256ull << 20;  // one upload: a whole nightly archive fits
   std::size_t max_header_bytes = 16 * 1024;
   // Request handling runs on two bounded pools, never on the I/O threads (see server/work_pool.hpp): reads, and
@@ -69,6 +71,7 @@ struct Settings {
   double slow_threshold = 1.0;
   ingest::UnpackLimits unpack;
   std::string web_dir;  // dashboard assets; "" = built-in path
+  bool access_log = true;  // [server] access_log: one JSON line per request on stderr (server/observability.hpp)
   bool demo = false;
   bool integrity_check = false;  // PRAGMA integrity_check at start-up; refuse to start on a damaged database
   std::string config_file;       // the TOML file the settings came from ("" = none)

@@ -44,6 +44,17 @@ void WorkPool::stop() {
   threads_.clear();
 }
 
+std::size_t WorkPool::discard_queued() {
+  std::deque<std::function<void()>> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    dropped.swap(jobs_);
+  }
+  wake_.notify_all();
+  return dropped.size();  // destroyed here, outside the lock (a job's captures may run destructors that take it)
+}
+
 std::size_t WorkPool::queued() const {
   std::lock_guard lock(mutex_);
   return jobs_.size();

@@ -26,6 +26,9 @@ class WorkPool {
   // False (and `job` not run) when `queue_limit` jobs are already waiting.
   bool try_submit(std::function<void()> job);
   void stop();  // no new jobs; queued ones still run; joins
+  // Drops the jobs not started yet (destroying them unrun) and refuses new ones; returns how many were dropped.
+  // Running jobs finish. For a drain that ran out of time: a queued request has stored nothing yet.
+  std::size_t discard_queued();
 
   [[nodiscard]] const std::string& name() const noexcept { return name_; }
   [[nodiscard]] std::size_t queue_limit() const noexcept { return queue_limit_; }

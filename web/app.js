@@ -99,10 +99,58 @@ class ApiError extends Error {
   constructor(status, message, code) { super(message); this.status = status; this.code = code; }
 }
 
+// The API token, pasted once into the header's form: kept in sessionStorage (this tab only, gone when it closes) and
+// sent as `Authorization: Bearer` on every request, never as a cookie, so a request another site makes carries nothing.
+const TOKEN_KEY = 'perftriage.token';
+
+function apiToken() {
+  try { return sessionStorage.getItem(TOKEN_KEY) || ''; } catch { return ''; }
+}
+
+function showTokenState(state) {
+  const form = document.getElementById('token-form');
+  if (!form) return;
+  form.dataset.state = state;
+  document.getElementById('token-forget').hidden = !apiToken();
+  document.getElementById('token-input').placeholder = apiToken() ? 'token in use (paste to replace)' : 'paste a token';
+}
+
+function setApiToken(token) {
+  try {
+    if (token) sessionStorage.setItem(TOKEN_KEY, token); else sessionStorage.removeItem(TOKEN_KEY);
+  } catch { /* storage disabled: the token lasts until the page reloads */ }
+  showTokenState(token ? 'set' : 'none');
+  render();
+}
+
+function setupTokenForm() {
+  const form = document.getElementById('token-form');
+  if (!form) return;
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const input = document.getElementById('token-input');
+    const token = input.value.trim();
+    input.value = '';
+    if (token) setApiToken(token);
+  });
+  document.getElementById('token-forget').addEventListener('click', () => setApiToken(''));
+  showTokenState(apiToken() ? 'set' : 'none');
+}
+
 async function api(path, { text = false } = {}) {
   const started = performance.now();
-  const res = await fetch(API + path, { headers: { Accept: text ? 'text/plain' : 'application/json' } });
+  const headers = { Accept: text ? 'text/plain' : 'application/json' };
+  const token = apiToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(API + path, { headers, credentials: 'omit' });
   setStatus(`${path.split('?')[0]} ${res.status} in ${Math.round(performance.now() - started)} ms`);
+  // 401: no token, or one that is unknown, revoked or expired; 403: a token without the scope. Either way the header's
+  // form asks for (another) token.
+  if (res.status === 401 || res.status === 403) {
+    showTokenState(res.status === 401 ? 'needed' : 'scope');
+    setStatus(res.status === 401 ? 'this view needs an API token: paste one above'
+      : 'this view needs a token with another scope');
+  }
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
     let code = '';
@@ -251,6 +299,7 @@ async function render() {
   const gen = ++generation;
   document.documentElement.dataset.generation = String(gen);
   const { page, params } = parseHash();
+  showTokenState(apiToken() ? 'set' : 'none');  // a 401 / 403 of this render asks for a token again
   const app = document.getElementById('app');
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.page === page);
   const fn = pages[page] || overview;
@@ -700,4 +749,5 @@ async function issues(view, params) {
 }
 
 window.addEventListener('hashchange', render);
+setupTokenForm();
 render();

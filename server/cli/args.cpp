@@ -5,10 +5,12 @@
 
 namespace perftriage::cli {
 
-Result<ParsedArgs> parse_args(const std::vector<std::string>& argv, std::initializer_list<const char*> with_value,
-                              std::initializer_list<const char*> flags) {
-  auto in = [](std::initializer_list<const char*> list, std::string_view name) {
-    return std::any_of(list.begin(), list.end(), [&](const char* s) { return name == s; });
+namespace {
+
+template <class List>
+Result<ParsedArgs> parse(const std::vector<std::string>& argv, const List& with_value, const List& flags) {
+  auto in = [](const List& list, std::string_view name) {
+    return std::any_of(list.begin(), list.end(), [&](const auto& s) { return name == s; });
   };
   ParsedArgs out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
@@ -42,6 +44,18 @@ Result<ParsedArgs> parse_args(const std::vector<std::string>& argv, std::initial
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<ParsedArgs> parse_args(const std::vector<std::string>& argv, std::initializer_list<const char*> with_value,
+                              std::initializer_list<const char*> flags) {
+  return parse(argv, with_value, flags);
+}
+
+Result<ParsedArgs> parse_args_from(const std::vector<std::string>& argv, const std::vector<std::string>& with_value,
+                                   const std::vector<std::string>& flags) {
+  return parse(argv, with_value, flags);
 }
 
 }  // namespace perftriage::cli

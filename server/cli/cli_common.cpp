@@ -1,5 +1,9 @@
 #include "server/cli/cli_common.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <ostream>
 
@@ -15,6 +19,12 @@ Result<schema::Store> open_store(const std::string& path) {
     }
   }
   return schema::Store::open(path);
+}
+
+std::string cli_actor() {
+  if (const char* user = std::getenv("USER"); user && *user) return std::string("cli:") + user;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) return std::string("cli:") + pw->pw_name;
+  return "cli:uid" + std::to_string(::getuid());
 }
 
 void print_error(std::ostream& err, const Error& e) {

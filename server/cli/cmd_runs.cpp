@@ -1,6 +1,7 @@
 #include <iomanip>
 #include <ostream>
 
+#include "schema/run_delete.hpp"
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
@@ -9,7 +10,44 @@
 
 namespace perftriage::cli {
 
+namespace {
+
+// perftriage runs delete KEY [--db PATH] [--json]: the run and everything hanging off it, audited as "cli:$USER".
+int runs_delete(const Args& argv, std::ostream& out, std::ostream& err) {
+  auto args = parse_args(argv, {"db"}, {"json"});
+  if (!args) {
+    print_error(err, args.error());
+    return 2;
+  }
+  if (args->positionals.size() != 1) {
+    err << "perftriage: usage: perftriage runs delete KEY [--db PATH] [--json]\n";
+    return 2;
+  }
+  auto store = open_store(args->get_or("db", kDefaultDb));
+  if (!store) {
+    print_error(err, store.error());
+    return 1;
+  }
+  auto deleted = schema::delete_run(store->db(), args->positionals[0], cli_actor());
+  if (!deleted) {
+    print_error(err, deleted.error());
+    return 1;
+  }
+  if (args->has("json")) {
+    out << server::dump_json(schema::to_json(*deleted)) << "\n";
+  } else {
+    out << "deleted run " << deleted->key << " (" << deleted->platform << "): " << deleted->files << " files, "
+        << deleted->results << " results, " << deleted->expectations << " expectations, " << deleted->artifacts
+        << " artifacts (" << deleted->findings << " findings); backlog: " << deleted->backlog_updated
+        << " cases recomputed, " << deleted->backlog_removed << " removed\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
 int cmd_runs(const Args& argv, std::ostream& out, std::ostream& err) {
+  if (!argv.empty() && argv.front() == "delete") return runs_delete(Args(argv.begin() + 1, argv.end()), out, err);
   auto args = parse_args(argv, {"db", "platform", "threshold"}, {"json"});
   if (!args) {
     print_error(err, args.error());

@@ -17,5 +17,10 @@ int cmd_classify(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_label(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
 int cmd_report(const Args& args, std::ostream& out, std::ostream& err);
+int cmd_token(const Args& args, std::ostream& out, std::ostream& err);  // token create | list | revoke
+int cmd_backup(const Args& args, std::ostream& out, std::ostream& err);     // server/cli/cmd_backup.cpp
+int cmd_restore(const Args& args, std::ostream& out, std::ostream& err);    // server/cli/cmd_backup.cpp
+int cmd_retention(const Args& args, std::ostream& out, std::ostream& err);  // retention run
+int cmd_config(const Args& args, std::ostream& out, std::ostream& err);  // config check | show | keys
 
 }  // namespace perftriage::cli

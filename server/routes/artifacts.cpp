@@ -153,7 +153,11 @@ ApiResponse get_artifact_raw(const ApiRequest& req, AppContext& app) {
 
 void register_artifact_routes(Router& router) {
   const std::string c = kCase;
-  router.add("POST", c + "/artifacts", post_artifact, RouteOptions::on(Lane::heavy, 0));
+  router.add("POST", c + "/artifacts", post_artifact,
+             RouteOptions::on(Lane::heavy, 0)
+                 .require(Scope::upload)
+                 .accept({"application/json", "application/gzip", "application/x-gzip", "application/octet-stream",
+                          "text/plain", "multipart/form-data"}));
   router.add("GET", c + "/artifacts", list_artifacts);
   router.add("GET", c, get_case);
   router.add("GET", "/api/v1/artifacts/{id}", get_artifact);

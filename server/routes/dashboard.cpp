@@ -26,14 +26,18 @@ using nlohmann::json;
 class StatsCache {
  public:
   Result<std::vector<dq::GroupStats>> get(schema::Database& db, const std::string& db_path, std::int64_t run_id,
-                                          double threshold) {
+                                          double threshold, Observability& obs) {
     auto stamp = dq::run_stamp(db, run_id);
     if (!stamp) return std::move(stamp).error();
-    const Key key{db_path, run_id, stamp->live_files, stamp->max_file_id, threshold};
+    const Key key{db_path, run_id, stamp->live_files, stamp->max_file_id, stamp->last_audit_id, threshold};
     {
       std::lock_guard lock(mutex_);
-      if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+      if (auto it = entries_.find(key); it != entries_.end()) {
+        obs.cache_lookup("dashboard", true);
+        return it->second;
+      }
     }
+    obs.cache_lookup("dashboard", false);
     auto stats = dq::run_group_stats(db, run_id, threshold);
     if (!stats) return std::move(stats).error();
     std::lock_guard lock(mutex_);
@@ -43,7 +47,7 @@ class StatsCache {
   }
 
  private:
-  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, double>;
+  using Key = std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double>;
   static constexpr std::size_t kMaxEntries = 8192;
   std::mutex mutex_;
   std::map<Key, std::vector<dq::GroupStats>> entries_;
@@ -119,7 +123,7 @@ Result<std::int64_t> parse_limit(const std::string& text, const char* name, std:
 }
 
 Result<Summary> run_summary(schema::Database& db, const AppContext& app, std::int64_t run_id, double threshold) {
-  auto stats = cache().get(db, app.settings().db_path, run_id, threshold);
+  auto stats = cache().get(db, app.settings().db_path, run_id, threshold, app.obs());
   if (!stats) return std::move(stats).error();
   Summary s;
   for (const auto& g : *stats) s.add(g);
@@ -190,7 +194,7 @@ ApiResponse get_matrix(const ApiRequest& req, AppContext& app) {
   auto run = dq::find_run(db, key);
   if (!run) return error_response(run.error());
   if (!*run) return error_response(make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'", {}, 0, "run"));
-  auto stats = cache().get(db, app.settings().db_path, (*run)->id, *threshold);
+  auto stats = cache().get(db, app.settings().db_path, (*run)->id, *threshold, app.obs());
   if (!stats) return error_response(stats.error());
   std::map<std::tuple<std::string, std::string, std::string>, Summary> cells;
   Summary total;

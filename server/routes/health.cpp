@@ -13,7 +13,7 @@ void register_health_routes(Router& router) {
     auto row = st->step();
     if (!row) return error_response(row.error());
     return json_response(200, {{"status", "ok"}, {"schema_version", st->int64(0)}});
-  }, RouteOptions::on(Lane::io));
+  }, RouteOptions::on(Lane::io).require(Scope::none));
 }
 
 }  // namespace perftriage::server

@@ -65,7 +65,7 @@ Result<lb::IssueInput> read_issue(const json& j) {
 }
 
 ApiResponse label(const ApiRequest& req, AppContext& app) {
-  auto parsed = parse_bounded_json(req.body, "label request", JsonLimits::bytes(kMaxLabelRequestBytes));
+  auto parsed = parse_bounded_json(req.bytes(), "label request", JsonLimits::bytes(kMaxLabelRequestBytes));
   if (!parsed) return error_response(parsed.error());
   const json& j = *parsed;
   auto issue = read_issue(j);
@@ -105,7 +105,9 @@ ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
 }  // namespace
 
 void register_label_routes(Router& router) {
-  router.add("POST", "/api/v1/label", label, RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes));
+  // Computes and stores nothing: a read (public by default), JSON only.
+  router.add("POST", "/api/v1/label", label,
+             RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes).require(Scope::read).accept({"application/json"}));
   router.add("GET", "/api/v1/issues", list_issues);
 }
 

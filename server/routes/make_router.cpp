@@ -18,6 +18,8 @@ Router make_router() {
   register_webhook_routes(router);
   register_outbox_routes(router);
   register_dashboard_routes(router);
+  register_metrics_routes(router);
+  register_openapi_routes(router);
   register_static_routes(router);
   return router;
 }

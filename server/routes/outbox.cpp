@@ -49,7 +49,7 @@ ApiResponse list_outbox(const ApiRequest& req, AppContext& app) {
 }
 
 ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
-  auto parsed = parse_bounded_json(req.body, "tracking issue", JsonLimits::bytes(kMaxTrackingRequestBytes));
+  auto parsed = parse_bounded_json(req.bytes(), "tracking issue", JsonLimits::bytes(kMaxTrackingRequestBytes));
   if (!parsed) return error_response(parsed.error());
   const json& j = *parsed;
   if (!j.is_object()) return error_response(bad("bad_json", "the body must be a JSON object"));
@@ -97,9 +97,11 @@ ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
 }  // namespace
 
 void register_outbox_routes(Router& router) {
-  router.add("GET", "/api/v1/outbox", list_outbox);
+  router.add("GET", "/api/v1/outbox", list_outbox, RouteOptions{}.require(Scope::bot));
   router.add("POST", "/api/v1/outbox/tracking-issue", queue_tracking_issue,
-             RouteOptions::on(Lane::heavy, kMaxTrackingRequestBytes));
+             RouteOptions::on(Lane::heavy, kMaxTrackingRequestBytes)
+                 .require(Scope::triage)
+                 .accept({"application/json"}));
 }
 
 }  // namespace perftriage::server

@@ -22,6 +22,9 @@ void register_label_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_outbox_routes(Router& router);
 void register_dashboard_routes(Router& router);
+// issue 11: observability
+void register_metrics_routes(Router& router);
+void register_openapi_routes(Router& router);
 
 Router make_router();
 

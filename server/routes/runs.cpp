@@ -1,3 +1,4 @@
+#include "schema/run_delete.hpp"
 #include "server/app_context.hpp"
 #include "server/queries.hpp"
 #include "server/routes/routes.hpp"
@@ -49,11 +50,23 @@ ApiResponse get_run(const ApiRequest& req, AppContext& app) {
   return json_response(200, j);
 }
 
+// DELETE /api/v1/runs/{key} (admin): the run and everything hanging off it, in one transaction, audited
+// (schema/run_delete.hpp). 200 with what was deleted; 404 naming an unknown key. The key is exact: never a tag.
+ApiResponse delete_run(const ApiRequest& req, AppContext& app) {
+  auto store = app.store();
+  if (!store) return error_response(store.error());
+  const std::string actor = req.token_name.empty() ? std::string("anonymous") : req.token_name;
+  auto deleted = schema::delete_run((*store)->db(), req.params.at(0), actor);
+  if (!deleted) return error_response(deleted.error());
+  return json_response(200, schema::to_json(*deleted));
+}
+
 }  // namespace
 
 void register_run_routes(Router& router) {
   router.add("GET", "/api/v1/runs", list_runs);
   router.add("GET", "/api/v1/runs/{key}", get_run);
+  router.add("DELETE", "/api/v1/runs/{key}", delete_run, RouteOptions::on(Lane::heavy).require(Scope::admin));
 }
 
 }  // namespace perftriage::server

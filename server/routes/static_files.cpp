@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "server/app_context.hpp"
+#include "server/install_paths.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -23,7 +24,7 @@ std::string content_type_for(const std::filesystem::path& p) {
 
 ApiResponse serve_file(AppContext& app, const std::string& name) {
   namespace fs = std::filesystem;
-  const fs::path dir = app.settings().web_dir.empty() ? fs::path(PERFTRIAGE_WEB_DIR) : fs::path(app.settings().web_dir);
+  const fs::path dir = resolve_web_dir(app.settings().web_dir);  // installed share/perftriage/web, else the source
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_regular_file() || entry.path().filename().string() != name) continue;
@@ -41,10 +42,10 @@ ApiResponse serve_file(AppContext& app, const std::string& name) {
 
 void register_static_routes(Router& router) {
   router.add("GET", "/", [](const ApiRequest&, AppContext& app) { return serve_file(app, "index.html"); },
-             RouteOptions::on(Lane::io));
+             RouteOptions::on(Lane::io).require(Scope::none));
   router.add("GET", "/web/{file}", [](const ApiRequest& req, AppContext& app) {
     return serve_file(app, req.params.at(0));
-  }, RouteOptions::on(Lane::io));
+  }, RouteOptions::on(Lane::io).require(Scope::none));
 }
 
 }  // namespace perftriage::server

@@ -49,17 +49,17 @@ Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settin
   return meta;
 }
 
-// The files borrow their bytes from the request body (no copy of an upload of hundreds of MB): `req` outlives
-// ingest_files().
+// The files borrow their bytes from the request body, in memory or spooled and mapped (no copy of an upload of
+// hundreds of MB): `req` outlives ingest_files().
 Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req, UploadMeta& meta,
                                                           const ingest::UnpackLimits& limits) {
   const std::string type = media_type(req.header("content-type"));
-  if (req.body.empty()) {
+  if (req.bytes().empty()) {
     return make_error(ErrorKind::invalid_input, "empty_body", "the request body is empty: send a CSV, a multipart "
                                                               "form with one part per file, or a zip / tar.gz");
   }
   if (type == "multipart/form-data") {
-    auto parts = ingest::parse_multipart_views(req.body, req.header("content-type"), limits.max_parts);
+    auto parts = ingest::parse_multipart_views(req.bytes(), req.header("content-type"), limits.max_parts);
     if (!parts) return std::move(parts).error();
     std::vector<ingest::InputFile> files;
     for (auto& part : *parts) {
@@ -74,37 +74,63 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
   }
   const std::string path = req.q("path");
   if (type == "text/csv" || type == "text/plain" || type == "application/csv") {
-    return std::vector<ingest::InputFile>{{path.empty() ? "upload.csv" : path, {}, req.body}};
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload.csv" : path, {}, req.bytes()}};
   }
   if (type == "application/zip" || type == "application/x-zip-compressed" || type == "application/gzip" ||
       type == "application/x-gzip" || type == "application/x-tar" || type == "application/x-gtar" ||
       type == "application/octet-stream") {
-    if (ingest::detect_archive(req.body) == ingest::ArchiveType::none) {
+    if (ingest::detect_archive(req.bytes()) == ingest::ArchiveType::none) {
       return make_error(ErrorKind::invalid_input, "bad_archive",
                         "Content-Type " + type + " but the body is not a zip, tar or gzip archive",
                         path.empty() ? "upload" : path);
     }
-    return std::vector<ingest::InputFile>{{path.empty() ? "upload" : path, {}, req.body}};
+    return std::vector<ingest::InputFile>{{path.empty() ? "upload" : path, {}, req.bytes()}};
   }
   return make_error(ErrorKind::unsupported_media_type, "unsupported_content_type",
                     "Content-Type '" + (type.empty() ? std::string("(none)") : type) +
                         "' is not accepted; use text/csv, multipart/form-data, application/zip or application/gzip");
 }
 
+// A refused upload is counted by its error code (perftriage_uploads_refused_total{reason}).
+ApiResponse refused(AppContext& app, const Error& error) {
+  app.obs().upload_refused(error.code);
+  return error_response(error);
+}
+
 ApiResponse post_upload(const ApiRequest& req, AppContext& app) {
   auto meta = meta_from_query(req, app.settings());
-  if (!meta) return error_response(meta.error());
+  if (!meta) return refused(app, meta.error());
   auto files = files_from_request(req, *meta, app.settings().unpack);
-  if (!files) return error_response(files.error());
+  if (!files) return refused(app, files.error());
+  if (meta->replace && !is_true(req.q("replace"))) {
+    // Replacing needs admin, decided from the query before the body is read (register_upload_routes): a `meta` part
+    // cannot ask for it on its own.
+    return refused(app, make_error(ErrorKind::forbidden, "replace_needs_query",
+                                   "\"replace\": true in the meta part needs replace=true in the query as well "
+                                   "(and a token with scope 'admin')", "meta", 0, "replace"));
+  }
   auto store = app.store();
-  if (!store) return error_response(store.error());
+  if (!store) return refused(app, store.error());
   auto summary = ingest_files(**store, *meta, std::move(*files), app.settings().unpack);
-  if (!summary) return error_response(summary.error());
+  if (!summary) return refused(app, summary.error());
+  std::int64_t rows = 0;
+  for (const auto& f : summary->files)
+    if (f.status != "duplicate") rows += f.rows;
+  app.obs().rows_ingested(rows);
   return json_response(summary->stored_anything() ? 201 : 200, to_json(*summary));
 }
 
 }  // namespace
 
-void register_upload_routes(Router& router) { router.add("POST", "/api/v1/uploads", post_upload, RouteOptions::on(Lane::heavy, 0)); }
+void register_upload_routes(Router& router) {
+  auto options = RouteOptions::on(Lane::heavy, 0)
+                     .require(Scope::upload)
+                     .accept({"text/csv", "text/plain", "application/csv", "multipart/form-data", "application/zip",
+                              "application/x-zip-compressed", "application/gzip", "application/x-gzip",
+                              "application/x-tar", "application/x-gtar", "application/octet-stream"});
+  // Superseding stored bytes (replace=true) is an admin's decision.
+  options.scope_for = [](const ApiRequest& head) { return is_true(head.q("replace")) ? Scope::admin : Scope::upload; };
+  router.add("POST", "/api/v1/uploads", post_upload, std::move(options));
+}
 
 }  // namespace perftriage::server

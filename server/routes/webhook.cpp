@@ -32,7 +32,7 @@ ApiResponse receive(const ApiRequest& req, AppContext& app) {
   const auto& gh = app.settings().github;
   // Authentication comes first: an unsigned body is neither parsed nor recorded.
   if (auto refused = check_headers(req, app)) return error_response(*refused);
-  if (!webhook::verify_signature(gh.webhook_secret, req.body, req.header("x-hub-signature-256"))) {
+  if (!webhook::verify_signature(gh.webhook_secret, req.bytes(), req.header("x-hub-signature-256"))) {
     return error_response(make_error(ErrorKind::unauthorized, "bad_signature",
                                      "X-Hub-Signature-256 is missing or does not match the body"));
   }
@@ -44,7 +44,7 @@ ApiResponse receive(const ApiRequest& req, AppContext& app) {
   if (event_name.empty()) return error_response(bad("missing_event", "X-GitHub-Event is required"));
   auto store = app.store();
   if (!store) return error_response(store.error());
-  auto answer = receive_delivery(**store, gh, delivery, event_name, req.body);
+  auto answer = receive_delivery(**store, gh, delivery, event_name, req.bytes());
   if (!answer) return error_response(answer.error());
   return json_response(answer->status, answer->body);
 }
@@ -70,12 +70,37 @@ ApiResponse list_deliveries(const ApiRequest& req, AppContext& app) {
   return json_response(200, {{"deliveries", list}, {"counts", counts}});
 }
 
+// Every delivery is counted by event and outcome (perftriage_webhook_deliveries_total): the answer's status
+// (queued, recorded, ignored, duplicate, quarantined; ping for GitHub's ping), unauthorized, or error.
+std::string delivery_outcome(const ApiResponse& res) {
+  if (res.status == 401) return "unauthorized";
+  if (res.status >= 400) return "error";
+  auto body = json::parse(res.body, nullptr, false);
+  std::string status = body.is_object() && body.contains("status") && body["status"].is_string()
+                           ? body["status"].get<std::string>()
+                           : "unknown";
+  return status == "ok" ? "ping" : status;
+}
+
+ApiResponse receive_counted(const ApiRequest& req, AppContext& app) {
+  auto res = receive(req, app);
+  app.obs().webhook_delivery(req.header("x-github-event"), delivery_outcome(res));
+  return res;
+}
+
+std::optional<Error> check_headers_counted(const ApiRequest& req, AppContext& app) {
+  auto refused = check_headers(req, app);
+  if (refused) app.obs().webhook_delivery(req.header("x-github-event"), "unauthorized");
+  return refused;
+}
+
 }  // namespace
 
 void register_webhook_routes(Router& router) {
-  router.add("POST", "/webhooks/github", receive,
-             RouteOptions::on(Lane::heavy, kMaxWebhookBytes, check_headers));
-  router.add("GET", "/api/v1/webhooks/deliveries", list_deliveries);
+  // GitHub signs its deliveries (HMAC, check_headers); it sends no token.
+  router.add("POST", "/webhooks/github", receive_counted,
+             RouteOptions::on(Lane::heavy, kMaxWebhookBytes, check_headers_counted).require(Scope::none));
+  router.add("GET", "/api/v1/webhooks/deliveries", list_deliveries, RouteOptions{}.require(Scope::bot));
 }
 
 }  // namespace perftriage::server

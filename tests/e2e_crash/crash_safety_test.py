@@ -235,6 +235,11 @@ class Live:
             f.write(SECRET + "\n")
         with open(os.path.join(workdir, "token"), "w") as f:
             f.write(TOKEN + "\n")
+        # Writes need an API token (docs/auth.md): one admin token, created before the first start, sent on every
+        # request.
+        created = subprocess.run([args.binary, "token", "create", "--db", self.db, "--name", "crash-safety",
+                                  "--scope", "admin", "--json"], check=True, capture_output=True, text=True)
+        self.api_token = json.loads(created.stdout)["token"]
 
     def start(self):
         self.generation += 1
@@ -318,7 +323,7 @@ class Live:
                 raise TransportError("connect: %s" % e)
             self.in_flight += 1
         try:
-            h = {"Content-Length": str(len(body))}
+            h = {"Content-Length": str(len(body)), "Authorization": "Bearer " + self.api_token}
             h.update(headers or {})
             conn.request(method, target, body=body, headers=h)
             res = conn.getresponse()

@@ -21,6 +21,14 @@ import uuid
 BINARY = os.path.abspath(sys.argv[1])
 SECRET = "hardening-secret"
 WORK = tempfile.mkdtemp(prefix="perftriage-hardening-")
+TOKENS = {}  # port -> the admin token request() sends to that server (docs/auth.md)
+
+
+def create_token(db, scope="admin"):
+    """`perftriage token create` in `db`; returns the token (shown once)."""
+    out = subprocess.run([BINARY, "token", "create", "--db", db, "--name", "hardening-" + uuid.uuid4().hex[:12],
+                          "--scope", scope, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["token"]
 
 
 class Server:
@@ -32,6 +40,7 @@ class Server:
         cmd = [BINARY, "serve", "--listen", "127.0.0.1:0", "--db", db, "--webhook-secret-file", secret_file, *args]
         full_env = dict(os.environ, **(env or {}))
         full_env.pop("PERFTRIAGE_GITHUB_TOKEN", None)
+        self.token = create_token(db)
 
         def limits():
             if nofile:
@@ -48,6 +57,7 @@ class Server:
                 break
             if "listening on http://127.0.0.1:" in line:
                 self.port = int(line.split("127.0.0.1:")[1].split()[0])
+                TOKENS[self.port] = self.token
                 threading.Thread(target=self._drain, daemon=True).start()
                 return
 
@@ -78,9 +88,14 @@ class Server:
 
 
 def request(port, method, path, body=b"", headers=None, timeout=60):
-    """One request on a fresh connection; returns (status, headers dict lower-case, body bytes)."""
+    """One request on a fresh connection; returns (status, headers dict lower-case, body bytes). Sends the server's
+    admin token unless `headers` name Authorization (None: no Authorization header)."""
     if isinstance(body, str):
         body = body.encode()
+    headers = dict(headers or {})
+    if not any(k.lower() == "authorization" for k in headers) and port in TOKENS:
+        headers["Authorization"] = "Bearer " + TOKENS[port]
+    headers = {k: v for k, v in headers.items() if v is not None}
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     try:
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"

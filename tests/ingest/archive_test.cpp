@@ -17,6 +17,7 @@ struct Member {
   std::string bytes;
   int type = AE_IFREG;
 };
+constexpr int kHardlink = -1;  // a regular entry that is a hardlink to "target.csv"
 
 enum class Fmt { zip, tar, tar_gz, gz };
 
@@ -41,9 +42,10 @@ std::string build(Fmt fmt, const std::vector<Member>& members) {
   for (const auto& m : members) {
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, m.path.c_str());
-    archive_entry_set_filetype(e, static_cast<unsigned>(m.type));
+    archive_entry_set_filetype(e, static_cast<unsigned>(m.type == kHardlink ? AE_IFREG : m.type));
     archive_entry_set_perm(e, 0644);
     if (m.type == AE_IFLNK) archive_entry_set_symlink(e, "target.csv");
+    if (m.type == kHardlink) archive_entry_set_hardlink(e, "target.csv");
     archive_entry_set_size(e, m.type == AE_IFREG ? static_cast<la_int64_t>(m.bytes.size()) : 0);
     EXPECT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
     if (m.type == AE_IFREG && !m.bytes.empty()) {
@@ -76,16 +78,15 @@ TEST(Archive, ZipTreeKeepsOnlyCsvMembersWithNormalisedPaths) {
                  {"./huggingface/bfloat16/inference/performance/"
                   "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv",
                   kCsv},
-                 {"/abs/B.CSV", "x"},
-                 {"notes.txt", "not a csv"},
-                 {"link.csv", "", AE_IFLNK}});
+                 {"sub//B.CSV", "x"},
+                 {"notes.txt", "not a csv"}});
   auto r = pi::unpack_archive(zip, "upload.zip");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->size(), 2u);
   EXPECT_EQ((*r)[0].path,
             "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv");
   EXPECT_EQ((*r)[0].bytes, kCsv);
-  EXPECT_EQ((*r)[1].path, "abs/B.CSV");
+  EXPECT_EQ((*r)[1].path, "sub/B.CSV");
   EXPECT_EQ((*r)[1].bytes, "x");
 }
 
@@ -121,6 +122,59 @@ TEST(ArchiveErrors, DotDotMemberRefused) {
   EXPECT_NE(r.error().message.find("evil.csv"), std::string::npos);
 }
 
+// Zip-slip (issue 11): every way out of the archive's tree is refused with 400 naming the member, in every format.
+TEST(ArchiveErrors, ZipSlipRefusedNamingTheMember) {
+  const std::vector<std::pair<Member, std::string>> cases = {
+      {{"../evil.csv", kCsv}, "climbs out"},
+      {{"a/b/../../../evil.csv", kCsv}, "climbs out"},
+      {{"..\\evil.csv", kCsv}, "climbs out"},
+      {{"/etc/evil.csv", kCsv}, "absolute path"},
+      {{"C:/evil.csv", kCsv}, "absolute path"},
+      {{"evil.csv", "", AE_IFLNK}, "is a link"},
+      {{"evil.txt", "", AE_IFLNK}, "is a link"},
+  };
+  for (Fmt f : {Fmt::zip, Fmt::tar, Fmt::tar_gz}) {
+    for (const auto& [member, why] : cases) {
+      auto r = pi::unpack_archive(build(f, {{"ok.csv", kCsv}, member}), "up.archive");
+      ASSERT_FALSE(r.ok()) << member.path;
+      EXPECT_EQ(r.error().code, "bad_archive_path") << member.path;
+      EXPECT_EQ(r.error().kind, perftriage::ErrorKind::invalid_input);
+      EXPECT_EQ(r.error().file, "up.archive");
+      // (the zip reader turns a backslash into a slash: the name is checked from its last separator on)
+      const std::string base = member.path.substr(member.path.find_last_of("/\\") + 1);
+      EXPECT_NE(r.error().message.find(base + "'"), std::string::npos) << r.error().message;
+      EXPECT_NE(r.error().message.find(why), std::string::npos) << r.error().message;
+    }
+  }
+  for (Fmt f : {Fmt::tar, Fmt::tar_gz}) {  // zip has no hardlinks; tar has
+    auto r = pi::unpack_archive(build(f, {{"target.csv", kCsv}, {"copy.csv", "", kHardlink}}), "up.tar");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "bad_archive_path");
+    EXPECT_NE(r.error().message.find("'copy.csv' is a link"), std::string::npos) << r.error().message;
+  }
+}
+
+// A bomb under the absolute limits is still refused by its expansion ratio, in every compressed format.
+TEST(ArchiveErrors, CompressionRatioBomb) {
+  pi::UnpackLimits lim;
+  lim.max_ratio = 50;
+  lim.ratio_floor_bytes = 64 << 10;
+  const std::string zeros(1u << 20, '0');  // deflates ~1000x
+  for (Fmt f : {Fmt::zip, Fmt::tar_gz, Fmt::gz}) {
+    auto r = pi::unpack_archive(build(f, {{"bomb.csv", zeros}}), "bomb.csv.gz", lim);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "archive_too_large");
+    EXPECT_EQ(r.error().kind, perftriage::ErrorKind::too_large);
+    EXPECT_NE(r.error().message.find("compression bomb"), std::string::npos) << r.error().message;
+  }
+  // Ordinary CSV compression (well under the ratio) and anything below the floor pass.
+  lim.ratio_floor_bytes = 2u << 20;
+  EXPECT_TRUE(pi::unpack_archive(build(Fmt::zip, {{"bomb.csv", zeros}}), "ok.zip", lim).ok());
+  lim.max_ratio = 0;
+  lim.ratio_floor_bytes = 0;
+  EXPECT_TRUE(pi::unpack_archive(build(Fmt::tar_gz, {{"bomb.csv", zeros}}), "ok.tgz", lim).ok());
+}
+
 TEST(ArchiveErrors, NoCsv) {
   auto r = pi::unpack_archive(build(Fmt::zip, {{"readme.md", "hi"}}), "up.zip");
   ASSERT_FALSE(r.ok());
@@ -135,6 +189,7 @@ TEST(ArchiveErrors, TooManyEntries) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "archive_too_large");
   EXPECT_EQ(r.error().kind, perftriage::ErrorKind::too_large);
+  EXPECT_NE(r.error().message.find("'c.csv'"), std::string::npos) << r.error().message;
 }
 
 TEST(ArchiveErrors, MemberTooLarge) {

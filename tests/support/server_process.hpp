@@ -1,5 +1,9 @@
 #pragma once
 // Starts the real `perftriage serve` binary on an ephemeral port and talks HTTP to it.
+// Writes need an API token (docs/auth.md): ServerProcess creates an admin token in the database it is given
+// (`perftriage token create --db DB --scope admin --json`) before it starts the server, and http_request() sends it
+// to that server's port by default. Send no token with the header {"Authorization", ""} (an empty value is not sent),
+// or another one with {"Authorization", "Bearer " + token}; create_token() makes more.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +14,8 @@
 #include <boost/beast/http.hpp>
 
 #include <chrono>
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -24,7 +30,33 @@ struct HttpReply {
   std::string content_type;
 };
 
-// One request on a fresh connection; `headers` are sent as given.
+// The admin token of each server this process started, by port (ServerProcess fills it in).
+inline std::map<unsigned short, std::string>& server_tokens() {
+  static std::map<unsigned short, std::string> tokens;
+  return tokens;
+}
+
+// Runs `binary token create --db DB --name NAME --scope SCOPES [--expires E] --json` and returns the token.
+inline std::string create_token(const std::string& binary, const std::string& db, const std::string& name,
+                                const std::string& scopes, const std::string& expires = {}) {
+  std::string cmd = "'" + binary + "' token create --db '" + db + "' --name '" + name + "' --scope '" + scopes + "'";
+  if (!expires.empty()) cmd += " --expires '" + expires + "'";
+  cmd += " --json";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("cannot run " + cmd);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  if (pclose(p) != 0) throw std::runtime_error("failed: " + cmd + ": " + out);
+  const std::string key = "\"token\":\"";
+  const auto at = out.find(key);
+  const auto end = at == std::string::npos ? at : out.find('"', at + key.size());
+  if (end == std::string::npos) throw std::runtime_error("no token in: " + out);
+  return out.substr(at + key.size(), end - at - key.size());
+}
+
+// One request on a fresh connection; `headers` are sent as given, plus `Authorization: Bearer <the server's admin
+// token>` unless `headers` name Authorization themselves (an empty value: no Authorization header at all).
 inline HttpReply http_request(unsigned short port, const std::string& method, const std::string& target,
                               const std::map<std::string, std::string>& headers, const std::string& body = {}) {
   namespace beast = boost::beast;
@@ -36,7 +68,21 @@ inline HttpReply http_request(unsigned short port, const std::string& method, co
   stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
-  for (const auto& [name, value] : headers) req.set(name, value);
+  bool authorization = false;
+  for (const auto& [name, value] : headers) {
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == "authorization") {
+      authorization = true;
+      if (value.empty()) continue;
+    }
+    req.set(name, value);
+  }
+  if (!authorization) {
+    if (auto it = server_tokens().find(port); it != server_tokens().end()) {
+      req.set(http::field::authorization, "Bearer " + it->second);
+    }
+  }
   req.body() = body;
   req.prepare_payload();
   http::write(stream, req);
@@ -59,8 +105,18 @@ inline HttpReply http_call(unsigned short port, const std::string& method, const
 
 class ServerProcess {
  public:
-  // Runs `binary serve --listen 127.0.0.1:0 <args>` and waits for its "listening on" line.
+  // Runs `binary serve --listen 127.0.0.1:0 <args>` and waits for its "listening on" line. When `args` name the
+  // database (--db PATH), an admin token is created in it first (token()), and sent to this server by default.
   ServerProcess(const std::string& binary, std::vector<std::string> args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string db;
+      if (args[i] == "--db" && i + 1 < args.size()) db = args[i + 1];
+      if (args[i].rfind("--db=", 0) == 0) db = args[i].substr(5);
+      if (db.empty()) continue;
+      static int serial = 0;
+      token_ = create_token(binary, db, "test-admin-" + std::to_string(getpid()) + "-" + std::to_string(++serial),
+                            "admin");
+    }
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe");
     pid_ = fork();
@@ -84,6 +140,7 @@ class ServerProcess {
       const auto at = s.find("listening on http://127.0.0.1:");
       if (at != std::string::npos) {
         port_ = static_cast<unsigned short>(std::stoi(s.substr(at + 30)));
+        if (!token_.empty()) server_tokens()[port_] = token_;
         return;
       }
     }
@@ -94,10 +151,13 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   [[nodiscard]] unsigned short port() const { return port_; }
+  // The admin token created for this server ("" when it was started without --db).
+  [[nodiscard]] const std::string& token() const { return token_; }
 
   // SIGTERM and wait; returns the exit status (or -1 when it was killed by a signal).
   int stop(int sig = SIGTERM) {
     if (pid_ <= 0) return exit_status_;
+    server_tokens().erase(port_);
     kill(pid_, sig);
     int status = 0;
     waitpid(pid_, &status, 0);
@@ -113,6 +173,7 @@ class ServerProcess {
   FILE* out_ = nullptr;
   unsigned short port_ = 0;
   int exit_status_ = -1;
+  std::string token_;
 };
 
 }  // namespace perftriage::testing

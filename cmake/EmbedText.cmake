@@ -1,0 +1,12 @@
+# Writes OUT: a header defining `inline constexpr std::string_view NAME` (in namespace perftriage) with the bytes
+# of IN as a raw string literal. Used for server/openapi.json (GET /api/v1/openapi.json) so the binary needs no
+# files beside it.
+file(READ ${IN} _text)
+string(FIND "${_text}" ")perftriage_embed\"" _clash)
+if(NOT _clash EQUAL -1)
+  message(FATAL_ERROR "${IN} contains the raw-string delimiter )perftriage_embed\"")
+endif()
+set(_head "#pragma once\n// Generated from ${IN} by cmake/EmbedText.cmake. Do not edit.\n#include <string_view>\n")
+string(APPEND _head "namespace perftriage {\ninline constexpr std::string_view ${NAME} = R\"perftriage_embed(")
+file(WRITE ${OUT}.tmp "${_head}${_text})perftriage_embed\";\n}  // namespace perftriage\n")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,132 @@
+#include "schema/retention_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace perftriage::schema {
+namespace {
+
+// The candidates come from the partial index result_files_raw_kept (migration 008): only files still holding bytes,
+// by upload time, so neither a batch nor a pass with nothing to do reads the stored files themselves.
+constexpr std::string_view kRawCandidates =
+    "SELECT id FROM result_files WHERE uploaded_at < ?1 AND length(raw_deflate) > 0 ORDER BY uploaded_at LIMIT ?2";
+constexpr std::string_view kRawBytes =
+    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM result_files"
+    " WHERE id IN (SELECT value FROM json_each(?1))";
+constexpr std::string_view kDropRaw =
+    "UPDATE result_files SET raw_deflate = x'' WHERE id IN (SELECT value FROM json_each(?1))";
+constexpr std::string_view kCountRaw =
+    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM result_files"
+    " WHERE uploaded_at < ?1 AND length(raw_deflate) > 0";
+
+constexpr std::string_view kDeleteDeliveries =
+    "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries"
+    " WHERE state = 'done' AND received_at < ?1 LIMIT ?2)";
+constexpr std::string_view kCountDeliveries =
+    "SELECT count(*) FROM webhook_deliveries WHERE state = 'done' AND received_at < ?1";
+
+constexpr std::string_view kDeleteOutbox =
+    "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state IN ('sent', 'dry_run')"
+    " AND coalesce(sent_at, created_at) < ?1 LIMIT ?2)";
+constexpr std::string_view kCountOutbox =
+    "SELECT count(*) FROM outbox WHERE state IN ('sent', 'dry_run') AND coalesce(sent_at, created_at) < ?1";
+
+constexpr std::string_view kRunAges = "SELECT id, key, platform, created_at, tags FROM runs ORDER BY created_at, id";
+
+Result<std::int64_t> count(Database& db, std::string_view sql, const std::string& cutoff) {
+  auto st = Statement::prepare(db, sql);
+  if (!st) return std::move(st).error();
+  st->bind(1, cutoff);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return st->int64(0);
+}
+
+Result<std::int64_t> delete_batch(Database& db, std::string_view sql, const std::string& cutoff, std::int64_t limit) {
+  auto tx = Transaction::begin(db);
+  if (!tx) return std::move(tx).error();
+  auto st = Statement::prepare(db, sql);
+  if (!st) return std::move(st).error();
+  st->bind(1, cutoff).bind(2, limit);
+  PT_TRY(st->run());
+  const std::int64_t n = db.changes();
+  st->reset();
+  PT_TRY(tx->commit());
+  return n;
+}
+
+}  // namespace
+
+Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::int64_t limit) {
+  auto tx = Transaction::begin(db);
+  if (!tx) return std::move(tx).error();
+  std::string ids = "[";
+  {
+    auto st = Statement::prepare(db, kRawCandidates);
+    if (!st) return std::move(st).error();
+    st->bind(1, cutoff).bind(2, limit);
+    for (;;) {
+      auto row = st->step();
+      if (!row) return std::move(row).error();
+      if (!*row) break;
+      ids += (ids.size() > 1 ? "," : "") + std::to_string(st->int64(0));
+    }
+  }
+  ids += "]";
+  DroppedRaw out;
+  if (ids == "[]") return out;
+  {
+    auto st = Statement::prepare(db, kRawBytes);
+    if (!st) return std::move(st).error();
+    st->bind(1, ids);
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    out.files = st->int64(0);
+    out.bytes = st->int64(1);
+  }
+  auto st = Statement::prepare(db, kDropRaw);
+  if (!st) return std::move(st).error();
+  st->bind(1, ids);
+  PT_TRY(st->run());
+  st->reset();
+  PT_TRY(tx->commit());
+  return out;
+}
+
+Result<DroppedRaw> count_raw_files(Database& db, const std::string& cutoff) {
+  auto st = Statement::prepare(db, kCountRaw);
+  if (!st) return std::move(st).error();
+  st->bind(1, cutoff);
+  auto row = st->step();
+  if (!row) return std::move(row).error();
+  return DroppedRaw{st->int64(0), st->int64(1)};
+}
+
+Result<std::int64_t> delete_done_deliveries(Database& db, const std::string& cutoff, std::int64_t limit) {
+  return delete_batch(db, kDeleteDeliveries, cutoff, limit);
+}
+Result<std::int64_t> count_done_deliveries(Database& db, const std::string& cutoff) {
+  return count(db, kCountDeliveries, cutoff);
+}
+Result<std::int64_t> delete_sent_outbox(Database& db, const std::string& cutoff, std::int64_t limit) {
+  return delete_batch(db, kDeleteOutbox, cutoff, limit);
+}
+Result<std::int64_t> count_sent_outbox(Database& db, const std::string& cutoff) {
+  return count(db, kCountOutbox, cutoff);
+}
+
+Result<std::vector<RunAge>> list_run_ages(Database& db) {
+  auto st = Statement::prepare(db, kRunAges);
+  if (!st) return std::move(st).error();
+  return collect<RunAge>(*st, [](const Statement& s) {
+    RunAge r{s.int64(0), s.text(1), s.text(2), s.text(3), {}};
+    auto tags = nlohmann::json::parse(s.text_view(4), nullptr, false);
+    if (tags.is_array()) {
+      for (const auto& t : tags) {
+        if (t.is_string()) r.tags.push_back(t.get<std::string>());
+      }
+    }
+    return r;
+  });
+}
+
+}  // namespace perftriage::schema

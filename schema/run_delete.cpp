@@ -1,0 +1,121 @@
+#include "schema/run_delete.hpp"
+
+#include "schema/audit_store.hpp"
+#include "schema/backlog_store.hpp"
+
+namespace perftriage::schema {
+namespace {
+
+constexpr std::string_view kFindRun = "SELECT id, platform, created_at FROM runs WHERE key = ?1";
+constexpr std::string_view kRunOf = "SELECT key, platform, created_at FROM runs WHERE id = ?1";
+// The findings are a JSON array inside each artifact's classify result.
+constexpr std::string_view kCountArtifacts =
+    "SELECT count(*), coalesce(sum(CASE WHEN json_valid(findings) THEN json_array_length(findings, '$.findings') END),"
+    " 0) FROM artifacts WHERE run_id = ?1";
+// Children first; each by an index on run_id (results_run_axes, expectations_run, artifacts_case, result_files_run).
+constexpr std::string_view kDeletes[] = {
+    "DELETE FROM results WHERE run_id = ?1",
+    "DELETE FROM expectations WHERE run_id = ?1",
+    "DELETE FROM artifacts WHERE run_id = ?1",
+    "DELETE FROM result_files WHERE run_id = ?1",
+    "DELETE FROM runs WHERE id = ?1",
+};
+
+// PRAGMA foreign_keys is a no-op inside a transaction: switched off before BEGIN, back on after COMMIT / ROLLBACK.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(Database& db) : db_(db) {
+    if (sqlite3_get_autocommit(db_.handle()) == 0) return;  // inside the caller's transaction: leave them as they are
+    auto st = Statement::prepare(db_, "PRAGMA foreign_keys");
+    if (!st) return;
+    auto row = st->step();
+    if (row && *row && st->int64(0) == 1) {
+      restore_ = static_cast<bool>(db_.exec("PRAGMA foreign_keys = OFF"));
+    }
+  }
+  ~ForeignKeysOff() {
+    if (restore_) sqlite3_exec(db_.handle(), "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr);
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  Database& db_;
+  bool restore_ = false;
+};
+
+}  // namespace
+
+Result<DeletedRun> delete_run_rows(Database& db, std::int64_t run_id) {
+  DeletedRun out;
+  {
+    auto st = Statement::prepare(db, kRunOf);
+    if (!st) return std::move(st).error();
+    st->bind(1, run_id);
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    if (!*row) return make_error(ErrorKind::not_found, "no_run", "no run with id " + std::to_string(run_id));
+    out.key = st->text(0);
+    out.platform = st->text(1);
+    out.created_at = st->text(2);
+  }
+  {
+    auto st = Statement::prepare(db, kCountArtifacts);
+    if (!st) return std::move(st).error();
+    st->bind(1, run_id);
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    out.artifacts = st->int64(0);
+    out.findings = st->int64(1);
+  }
+  auto cases = backlog_cases_of_run(db, run_id, out.platform);
+  if (!cases) return std::move(cases).error();
+  std::int64_t* counts[] = {&out.results, &out.expectations, nullptr, &out.files, nullptr};
+  for (std::size_t i = 0; i < std::size(kDeletes); ++i) {
+    auto st = Statement::prepare(db, kDeletes[i]);
+    if (!st) return std::move(st).error();
+    st->bind(1, run_id);
+    PT_TRY(st->run());
+    if (counts[i]) *counts[i] = db.changes();
+  }
+  auto kept = recompute_backlog_cases(db, out.platform, *cases);
+  if (!kept) return std::move(kept).error();
+  out.backlog_updated = static_cast<std::int64_t>(cases->size());
+  out.backlog_removed = out.backlog_updated - *kept;
+  return out;
+}
+
+Result<DeletedRun> delete_run(Database& db, const std::string& key, std::string_view actor, std::string_view action) {
+  ForeignKeysOff fk(db);
+  auto tx = Transaction::begin(db);
+  if (!tx) return std::move(tx).error();
+  auto find = Statement::prepare(db, kFindRun);
+  if (!find) return std::move(find).error();
+  find->bind(1, key);
+  auto row = find->step();
+  if (!row) return std::move(row).error();
+  if (!*row) return make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'");
+  const std::int64_t run_id = find->int64(0);
+  find->reset();
+  auto deleted = delete_run_rows(db, run_id);
+  if (!deleted) return deleted;
+  PT_TRY(append_audit(db, actor, action, key, to_json(*deleted).dump()));
+  PT_TRY(tx->commit());
+  return deleted;
+}
+
+nlohmann::json to_json(const DeletedRun& d) {
+  return {{"run", d.key},
+          {"platform", d.platform},
+          {"created_at", d.created_at},
+          {"deleted",
+           {{"runs", 1},
+            {"files", d.files},
+            {"results", d.results},
+            {"expectations", d.expectations},
+            {"artifacts", d.artifacts},
+            {"findings", d.findings}}},
+          {"backlog", {{"updated", d.backlog_updated}, {"removed", d.backlog_removed}}}};
+}
+
+}  // namespace perftriage::schema
