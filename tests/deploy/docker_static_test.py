@@ -24,18 +24,18 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+
 SOURCE = os.path.abspath(sys.argv[1])
 BINARY = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
 # Packages of debian:12-slim (Priority: required) the binary links against.
 SLIM_BASE = {"libc6", "libgcc-s1", "libstdc++6", "zlib1g"}
 SANITIZERS = {"libasan8", "libubsan1", "libasan6", "libubsan"}
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
+checks = e2e.Checks("PASS  ")
+check = checks.check
 
 
 def read(*parts):
@@ -213,6 +213,4 @@ def main():
 
 
 main()
-failed = results.count(False)
-print(f"docker_static_test: {len(results) - failed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed or not results else 0)
+checks.finish("docker_static_test: ")

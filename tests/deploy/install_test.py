@@ -16,56 +16,36 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import clean_env  # noqa: E402
 
 CMAKE = sys.argv[1]
 BUILD = os.path.abspath(sys.argv[2])
 WORK = tempfile.mkdtemp(prefix="perftriage-install-")
 PREFIX = os.path.join(WORK, "prefix")
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
-
-
-def clean_env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
+checks = e2e.Checks("PASS  ")
+check = checks.check
 
 
 def serve_and_get(binary, paths):
     """Starts `binary serve` with cwd = WORK (far from the source); returns {path: body} and the output."""
     db = os.path.join(WORK, f"db-{time.monotonic_ns()}.sqlite")
-    proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--db", db], cwd=WORK, env=clean_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out, port, bodies = [], None, {}
-    deadline = time.time() + 120
+    server = e2e.Server(binary, ["--db", db], cwd=WORK)  # stderr into the output
+    bodies = {}
     try:
-        while time.time() < deadline:
-            line = proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            out.append(line)
-            if "listening on http://127.0.0.1:" in line:
-                port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [out.append(l.decode(errors="replace")) for l in proc.stdout],
-                                 daemon=True).start()
-                break
-        if port is not None:
+        if server.port is not None:
             for p in paths:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{p}", timeout=30) as r:
+                with urllib.request.urlopen(f"{server.url}{p}", timeout=30) as r:
                     bodies[p] = r.read().decode(errors="replace")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    return bodies, "".join(out)
+        server.stop()
+    return bodies, server.output()
 
 
 def main():
@@ -130,6 +110,4 @@ try:
     main()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
-failed = results.count(False)
-print(f"install_test: {len(results) - failed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed or not results else 0)
+checks.finish("install_test: ")

@@ -16,17 +16,17 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+
 CMAKE = sys.argv[1]
 BUILD = os.path.abspath(sys.argv[2])
 SOURCE = os.path.abspath(sys.argv[3])
 MAX_EXPOSURE = 2.0
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
+checks = e2e.Checks("PASS  ")
+check = checks.check
 
 
 def exposure(unit):
@@ -85,6 +85,4 @@ try:
     main(work)
 finally:
     shutil.rmtree(work, ignore_errors=True)
-failed = results.count(False)
-print(f"systemd_unit_test: {len(results) - failed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed or not results else 0)
+checks.finish("systemd_unit_test: ")

@@ -30,8 +30,6 @@ Checked at the end:
 Exits 0 when every check passed, 1 otherwise (the temporary directory with the server logs is then kept).
 """
 import argparse
-import hashlib
-import hmac
 import http.client
 import http.server
 import json
@@ -49,16 +47,15 @@ import threading
 import time
 import urllib.parse
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+
 SECRET = "crash-safety-secret"
 TOKEN = "ghp_crash_safety_token"
 BOT = "perftriage[bot]"
 REPO = "intel/torch-xpu-ops"
 MARKER = "<!-- perftriage:label -->"
-HEADER16 = ("dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,"
-            "dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,"
-            "autograd_compiles,cudagraph_skips\n")
-GROUPS = [(s, d, m) for s in ("huggingface", "timm_models", "torchbench")
-          for d in ("float32", "bfloat16", "amp_bf16") for m in ("inference", "training")]
 ISSUE_TITLE = "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)"
 FALLBACK_BODY = ("Platform: BMG, torch 2.12.0+xpu, bfloat16 inference, inductor slower than eager.\n\n"
                  "| suite | dtype | mode | model | speedup |\n| --- | --- | --- | --- | --- |\n"
@@ -237,9 +234,7 @@ class Live:
             f.write(TOKEN + "\n")
         # Writes need an API token (docs/auth.md): one admin token, created before the first start, sent on every
         # request.
-        created = subprocess.run([args.binary, "token", "create", "--db", self.db, "--name", "crash-safety",
-                                  "--scope", "admin", "--json"], check=True, capture_output=True, text=True)
-        self.api_token = json.loads(created.stdout)["token"]
+        self.api_token = e2e.create_token(args.binary, self.db, "crash-safety", "admin")["token"]
 
     def start(self):
         self.generation += 1
@@ -354,30 +349,21 @@ class Upload:
         self.transport_errors = 0
 
     def body(self, boundary):
-        meta = json.dumps({"run": self.key, "platform": "CRASH", "torch_version": "2.12.0+xpu",
-                           "tags": ["crash-safety"]})
-        parts = ['--%s\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n%s\r\n'
-                 % (boundary, meta)]
-        for path, csv, _ in self.files:
-            parts.append('--%s\r\nContent-Disposition: form-data; name="file"; filename="%s"\r\n'
-                         'Content-Type: text/csv\r\n\r\n%s\r\n' % (boundary, path, csv))
-        parts.append("--%s--\r\n" % boundary)
-        return "".join(parts).encode()
+        return e2e.multipart_upload(boundary, {"run": self.key, "platform": "CRASH", "torch_version": "2.12.0+xpu",
+                                               "tags": ["crash-safety"]}, self.files)
 
 
 def make_upload(rng, thread, seq):
-    groups = rng.sample(GROUPS, rng.randint(1, 3))
+    groups = rng.sample(e2e.GROUPS, rng.randint(1, 3))
     files = []
     for suite, dtype, mode in groups:
         n = rng.randint(5, 80)
-        lines = [HEADER16]
+        lines = [e2e.PERF_HEADER]
         for j in range(n):
             speedup = "0.000000" if rng.random() < 0.05 else "%.6f" % rng.uniform(0.4, 2.5)
-            lines.append("xpu,T%dU%dModel%03d,%d,%s,%.4f,%d,0,0,0,1,1,0,0,0,0,0\n"
-                         % (thread, seq, j, rng.choice((1, 8, 32)), speedup, rng.uniform(1, 50), rng.randint(1, 90)))
-        path = "%s/%s/%s/performance/inductor-results-%s-%s-%s-xpu-performance.csv" % (
-            suite, dtype, mode, suite, dtype, mode)
-        files.append((path, "".join(lines), n))
+            lines.append(e2e.perf_row("T%dU%dModel%03d" % (thread, seq, j), rng.choice((1, 8, 32)), speedup,
+                                      "%.4f" % rng.uniform(1, 50), rng.randint(1, 90)))
+        files.append((e2e.perf_path(suite, dtype, mode), "".join(lines), n))
     return Upload("crash-t%d-%04d" % (thread, seq), files)
 
 
@@ -447,10 +433,9 @@ def issue_body(source_dir):
 
 
 def send_hook(live, delivery, body):
-    sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
     return live.request("POST", "/webhooks/github", body,
                         {"Content-Type": "application/json", "X-GitHub-Event": "issues",
-                         "X-GitHub-Delivery": delivery.id, "X-Hub-Signature-256": sig})
+                         "X-GitHub-Delivery": delivery.id, "X-Hub-Signature-256": e2e.hub_signature(SECRET, body)})
 
 
 def webhooker(live, deliveries, checks, rng, count, interval, text):

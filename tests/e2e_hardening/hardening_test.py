@@ -4,19 +4,20 @@
 Usage: hardening_test.py PERFTRIAGE_BINARY. Starts `perftriage serve` on 127.0.0.1 with fresh databases, sends
 only to loopback, bounded in requests and time. Prints one line per check and a closing "N passed, N failed" line.
 """
-import hashlib
-import hmac
 import json
 import os
-import resource
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.parse
 import uuid
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import expect, read_response  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 SECRET = "hardening-secret"
@@ -26,123 +27,39 @@ TOKENS = {}  # port -> the admin token request() sends to that server (docs/auth
 
 def create_token(db, scope="admin"):
     """`perftriage token create` in `db`; returns the token (shown once)."""
-    out = subprocess.run([BINARY, "token", "create", "--db", db, "--name", "hardening-" + uuid.uuid4().hex[:12],
-                          "--scope", scope, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)["token"]
+    return e2e.create_token(BINARY, db, "hardening-" + uuid.uuid4().hex[:12], scope)["token"]
 
 
-class Server:
+class Server(e2e.Server):
     def __init__(self, db, args=(), env=None, nofile=None):
-        self.stderr_path = os.path.join(WORK, f"stderr-{uuid.uuid4().hex[:8]}.log")
         secret_file = os.path.join(WORK, "secret")
         with open(secret_file, "w") as f:
             f.write(SECRET)
-        cmd = [BINARY, "serve", "--listen", "127.0.0.1:0", "--db", db, "--webhook-secret-file", secret_file, *args]
         full_env = dict(os.environ, **(env or {}))
         full_env.pop("PERFTRIAGE_GITHUB_TOKEN", None)
         self.token = create_token(db)
-
-        def limits():
-            if nofile:
-                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-
-        self.stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.stderr, env=full_env,
-                                     preexec_fn=limits)
-        self.port = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                TOKENS[self.port] = self.token
-                threading.Thread(target=self._drain, daemon=True).start()
-                return
-
-    def _drain(self):
-        for _ in self.proc.stdout:
-            pass
-
-    @property
-    def started(self):
-        return self.port is not None
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def stop(self):
-        if self.alive():
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
-
-    def log(self):
-        with open(self.stderr_path, "rb") as f:
-            return f.read().decode(errors="replace")
+        super().__init__(BINARY, ["--db", db, "--webhook-secret-file", secret_file, *args], env=full_env,
+                         nofile=nofile, log_path=os.path.join(WORK, f"stderr-{uuid.uuid4().hex[:8]}.log"))
+        if self.started:
+            TOKENS[self.port] = self.token
 
 
 def request(port, method, path, body=b"", headers=None, timeout=60):
     """One request on a fresh connection; returns (status, headers dict lower-case, body bytes). Sends the server's
     admin token unless `headers` name Authorization (None: no Authorization header)."""
-    if isinstance(body, str):
-        body = body.encode()
     headers = dict(headers or {})
     if not any(k.lower() == "authorization" for k in headers) and port in TOKENS:
         headers["Authorization"] = "Bearer " + TOKENS[port]
-    headers = {k: v for k, v in headers.items() if v is not None}
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    try:
-        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
-        for k, v in (headers or {}).items():
-            head += f"{k}: {v}\r\n"
-        s.sendall(head.encode() + b"\r\n" + body)
-        return read_response(s)
-    finally:
-        s.close()
-
-
-def read_response(s):
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError("connection closed before a response")
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    lines = head.decode(errors="replace").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(":")
-        headers[k.strip().lower()] = v.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return status, headers, rest[:length]
+    return e2e.request(port, method, path, body, headers, timeout=timeout)
 
 
 def error_code(body):
-    try:
-        return json.loads(body)["error"]["code"]
-    except Exception:  # noqa: BLE001 - a non-JSON answer fails the check that reads it
-        return None
+    return e2e.error_of(body).get("code")
 
 
 def signed(body, event="issues", delivery=None):
-    if isinstance(body, str):
-        body = body.encode()
-    sig = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
-    return {"X-Hub-Signature-256": sig, "X-GitHub-Event": event, "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
-            "Content-Type": "application/json"}
+    return {"X-Hub-Signature-256": e2e.hub_signature(SECRET, body), "X-GitHub-Event": event,
+            "X-GitHub-Delivery": delivery or str(uuid.uuid4()), "Content-Type": "application/json"}
 
 
 def issue_payload(title, body="", number=1):
@@ -156,23 +73,8 @@ def healthy(srv):
     return status == 200
 
 
-results = []
-
-
-def check(name, fn):
-    started = time.time()
-    try:
-        fn()
-        results.append((name, True, ""))
-        print(f"ok    {name} ({time.time() - started:.2f} s)", flush=True)
-    except Exception as e:  # noqa: BLE001 - every failure is reported by name
-        results.append((name, False, repr(e)))
-        print(f"FAIL  {name}: {e!r}", flush=True)
-
-
-def expect(cond, message):
-    if not cond:
-        raise AssertionError(message)
+checks = e2e.Checks()
+check = checks.call
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -304,26 +206,18 @@ def main():
     check("webhook: a poison delivery is retried once, then quarantined", poison_delivery)
 
 
-def peak_rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def trailing_commas():
     # The review's input: 2.7 GB peak for 10 MB of commas (every empty cell became a JSON pair). The bound is loose
     # because the dev build's ASan keeps freed memory in quarantine; bench/upload_memory.sh measures release builds.
     srv = Server(os.path.join(WORK, "commas.sqlite"))
     try:
         expect(srv.started, "server started")
-        before = peak_rss_mb(srv.proc.pid)
+        before = srv.rss_mb("VmHWM")
         csv = "dev,name,batch_size,speedup,abs_latency\r\nxpu,Commas,8,1.2,10.0" + "," * (10 << 20) + "\r\n"
         status, _, out = request(srv.port, "POST", "/api/v1/uploads?run=commas&platform=BMG&suite=huggingface"
                                  "&dtype=bfloat16&mode=inference&path=perf.csv", csv, {"Content-Type": "text/csv"})
         expect(status == 201, f"stored: {status} {out[:300]!r}")
-        grown = peak_rss_mb(srv.proc.pid) - before
+        grown = srv.rss_mb("VmHWM") - before
         status, _, out = request(srv.port, "GET", "/api/v1/results?run=commas")
         print(f"      peak RSS grew {grown:.0f} MB for a 10 MB body; /results answer {len(out)} bytes")
         expect(status == 200 and len(out) < 64 * 1024, f"results stay small: {len(out)} bytes")
@@ -445,6 +339,5 @@ def poison_delivery():
 
 if __name__ == "__main__":
     main()
-    failed = sum(1 for _, ok, _ in results if not ok)
-    print(f"hardening: {len(results) - failed} passed, {failed} failed")
+    failed = checks.summary("hardening: ")
     sys.exit(1 if failed else 0)

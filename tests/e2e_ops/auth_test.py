@@ -13,32 +13,27 @@ import glob
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="perftriage-auth-")
-HEADER = ("dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,"
-          "dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,"
-          "autograd_compiles,cudagraph_skips\n")
-CSV = HEADER + "xpu,BertForMaskedLM,8,0.91,10.0,30.0,0,0,0,1,1,0,0,0,0,0\n"
-CSV2 = HEADER + "xpu,BertForMaskedLM,8,1.25,10.0,30.0,0,0,0,1,1,0,0,0,0,0\n"
+CSV = e2e.PERF_HEADER + e2e.perf_row("BertForMaskedLM", 8, "0.91", "10.0", "30.0")
+CSV2 = e2e.PERF_HEADER + e2e.perf_row("BertForMaskedLM", 8, "1.25", "10.0", "30.0")
 UPLOAD = "/api/v1/uploads?run=auth-run&platform=BMG&path=huggingface/bfloat16/inference/performance/perf.csv"
 TRACKING = json.dumps({"repo": "intel/torch-xpu-ops", "platform": "BMG", "release": "2.12", "kind": "slow",
                        "title": "t", "body": "b"})
 CHALLENGE = 'Bearer realm="perftriage"'
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok    " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
+checks = e2e.Checks()
+check = checks.check
 
 
 def run_cli(*args, check_rc=True):
@@ -49,73 +44,19 @@ def run_cli(*args, check_rc=True):
 
 
 def create_token(db, name, scope, expires=None):
-    args = ["token", "create", "--db", db, "--name", name, "--scope", scope, "--json"]
-    if expires:
-        args += ["--expires", expires]
-    return json.loads(run_cli(*args).stdout)
+    return e2e.create_token(BINARY, db, name, scope, expires=expires)
 
 
-class Server:
+class Server(e2e.Server):
+    """serve on `db` with PERFTRIAGE_AUTH_CACHE_S=1; request() answers (status, headers, parsed JSON or bytes)."""
+
     def __init__(self, db, args=()):
-        self.stderr = open(os.path.join(WORK, f"stderr-{os.path.basename(db)}.log"), "wb")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
-        env["PERFTRIAGE_AUTH_CACHE_S"] = "1"
-        self.proc = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", "--db", db, *args],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, env=env)
-        self.port = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
-                return
-        raise RuntimeError("server did not start")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
+        super().__init__(BINARY, ["--db", db, *args], env=e2e.clean_env(PERFTRIAGE_AUTH_CACHE_S="1"),
+                         log_path=os.path.join(WORK, f"stderr-{os.path.basename(db)}.log"), required=True)
 
     def request(self, method, path, body=b"", headers=None, token=None):
-        """One request on a fresh connection; returns (status, headers dict lower-case, parsed JSON or bytes)."""
-        if isinstance(body, str):
-            body = body.encode()
-        headers = dict(headers or {})
-        if token:
-            headers["Authorization"] = "Bearer " + token
-        s = socket.create_connection(("127.0.0.1", self.port), timeout=60)
-        try:
-            head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    f"Content-Length: {len(body)}\r\n")
-            head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-            s.sendall(head.encode() + b"\r\n" + body)
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        finally:
-            s.close()
-        head, _, rest = data.partition(b"\r\n\r\n")
-        lines = head.decode(errors="replace").split("\r\n")
-        status = int(lines[0].split()[1])
-        out_headers = {}
-        for line in lines[1:]:
-            k, _, v = line.partition(":")
-            out_headers[k.strip().lower()] = v.strip()
-        try:
-            return status, out_headers, json.loads(rest)
-        except ValueError:
-            return status, out_headers, rest
+        status, out_headers, rest = super().request(method, path, body, headers, token=token)
+        return status, out_headers, e2e.json_or_bytes(rest)
 
 
 def code(body):
@@ -171,12 +112,9 @@ def public_mode():
         check("upload token with replace=true: 403, the stored file unchanged",
               st == 403 and "'admin'" in message(body) and speedups == [0.91], f"{st} {body} {speedups}")
         boundary = "AuthB0undary"
-        multipart = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
-                     "Content-Type: application/json\r\n\r\n"
-                     '{"run":"auth-run","platform":"BMG","replace":true}\r\n'
-                     f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-                     "filename=\"huggingface/bfloat16/inference/performance/perf.csv\"\r\n\r\n"
-                     f"{CSV2}\r\n--{boundary}--\r\n")
+        multipart = e2e.multipart_upload(boundary, '{"run":"auth-run","platform":"BMG","replace":true}',
+                                         [("huggingface/bfloat16/inference/performance/perf.csv", CSV2)],
+                                         file_type=None)
         st, _, body = srv.request("POST", "/api/v1/uploads", multipart,
                                   {"Content-Type": f"multipart/form-data; boundary={boundary}"}, token=upload)
         check("upload token asking replace in the meta part: 403, nothing replaced",
@@ -332,8 +270,7 @@ def main():
             fn()
         except Exception as e:  # noqa: BLE001 - a crash of one part is one failure, reported by name
             check(fn.__name__, False, repr(e))
-    failed = results.count(False)
-    print(f"{len(results) - failed} passed, {failed} failed")
+    failed = checks.summary()
     if failed == 0:
         shutil.rmtree(WORK, ignore_errors=True)
     else:

@@ -24,7 +24,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -32,19 +31,14 @@ import tempfile
 import threading
 import time
 
-HEADER = ("dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,"
-          "dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,"
-          "autograd_compiles,cudagraph_skips\n")
-GROUPS = [(s, d, m) for s in ("huggingface", "timm_models", "torchbench")
-          for d in ("float32", "bfloat16", "amp_bf16") for m in ("inference", "training")]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import clean_env  # noqa: E402
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok    " if ok else "FAIL  ") + name + ("" if ok or not detail else ": %s" % (detail,)), flush=True)
-    return ok
+checks = e2e.Checks()
+check = checks.check
+results = checks.results
 
 
 class Cli:
@@ -59,96 +53,38 @@ class Cli:
         return ("  %s " % name) in p.stdout
 
 
-def clean_env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
-
-
-class Server:
+class Server(e2e.Server):
     def __init__(self, binary, db, workdir, name):
-        self.log = open(os.path.join(workdir, "serve-%s.log" % name), "wb")
-        self.proc = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--db", db, "--threads", "4"],
-                                     stdout=subprocess.PIPE, stderr=self.log, env=clean_env())
-        self.port = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
-                return
-        raise RuntimeError("the server did not start; see %s" % self.log.name)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                return self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                return "timeout"
-        return self.proc.returncode
+        super().__init__(binary, ["--db", db, "--threads", "4"], stop_timeout=60, required=True,
+                         log_path=os.path.join(workdir, "serve-%s.log" % name))
 
     def request(self, method, path, body=b"", headers=None, token=None):
         """One request on a fresh connection: (status, parsed JSON or bytes). 503 (queue full) is retried."""
-        if isinstance(body, str):
-            body = body.encode()
-        headers = dict(headers or {})
-        if token:
-            headers["Authorization"] = "Bearer " + token
         for _ in range(200):
-            s = socket.create_connection(("127.0.0.1", self.port), timeout=120)
-            try:
-                head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: %d\r\n" % (
-                    method, path, len(body))
-                head += "".join("%s: %s\r\n" % kv for kv in headers.items())
-                s.sendall(head.encode() + b"\r\n" + body)
-                data = b""
-                while True:
-                    chunk = s.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-            finally:
-                s.close()
-            head, _, rest = data.partition(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
+            status, _, rest = super().request(method, path, body, headers, token=token, timeout=120)
             if status == 503:
                 time.sleep(0.05)
                 continue
-            try:
-                return status, json.loads(rest)
-            except ValueError:
-                return status, rest
+            return status, e2e.json_or_bytes(rest)
         return 503, b"queue full 200 times"
 
 
 def make_upload(rng, thread, seq):
     """A distinct upload: run key, files [(path, csv, rows)]."""
     files = []
-    for suite, dtype, mode in rng.sample(GROUPS, rng.randint(1, 2)):
+    for suite, dtype, mode in rng.sample(e2e.GROUPS, rng.randint(1, 2)):
         n = rng.randint(3, 25)
-        lines = [HEADER]
+        lines = [e2e.PERF_HEADER]
         for j in range(n):
-            lines.append("xpu,B%dU%dModel%03d,8,%.6f,%.4f,%d,0,0,0,1,1,0,0,0,0,0\n"
-                         % (thread, seq, j, rng.uniform(0.4, 2.5), rng.uniform(1, 50), rng.randint(1, 90)))
-        path = "%s/%s/%s/performance/inductor-results-%s-%s-%s-xpu-performance.csv" % (
-            suite, dtype, mode, suite, dtype, mode)
-        files.append((path, "".join(lines), n))
+            lines.append(e2e.perf_row("B%dU%dModel%03d" % (thread, seq, j), 8, "%.6f" % rng.uniform(0.4, 2.5),
+                                      "%.4f" % rng.uniform(1, 50), rng.randint(1, 90)))
+        files.append((e2e.perf_path(suite, dtype, mode), "".join(lines), n))
     return "bk-t%d-%05d" % (thread, seq), files
 
 
 def multipart(key, files, boundary):
-    meta = json.dumps({"run": key, "platform": "BACKUP", "torch_version": "2.12.0+xpu", "tags": ["nightly"]})
-    parts = ['--%s\r\nContent-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n%s\r\n'
-             % (boundary, meta)]
-    for path, csv, _ in files:
-        parts.append('--%s\r\nContent-Disposition: form-data; name="file"; filename="%s"\r\n'
-                     'Content-Type: text/csv\r\n\r\n%s\r\n' % (boundary, path, csv))
-    parts.append("--%s--\r\n" % boundary)
-    return "".join(parts).encode()
+    return e2e.multipart_upload(boundary, {"run": key, "platform": "BACKUP", "torch_version": "2.12.0+xpu",
+                                           "tags": ["nightly"]}, files)
 
 
 class Uploads:
@@ -253,13 +189,8 @@ def main():
 
     admin = upload = None
     if cli.has_command("token"):
-        def create(name, scope):
-            p = cli.run("token", "create", "--db", live_db, "--name", name, "--scope", scope, "--json")
-            if p.returncode != 0:
-                raise RuntimeError("token create: %s" % p.stderr)
-            return json.loads(p.stdout)["token"]
-        admin = create("ops-admin", "admin")
-        upload = create("ci-upload", "upload")
+        admin = e2e.create_token(cli.binary, live_db, "ops-admin", "admin", timeout=600)["token"]
+        upload = e2e.create_token(cli.binary, live_db, "ci-upload", "upload", timeout=600)["token"]
     else:
         print("note: this binary has no `token` command: requests are sent without a token", flush=True)
 

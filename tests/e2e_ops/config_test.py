@@ -17,14 +17,16 @@ Prints one line per check and exits non-zero when any failed.
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import free_port  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 SOURCE = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -32,19 +34,13 @@ WORK = tempfile.mkdtemp(prefix="perftriage-config-")
 TOKEN = "ghp_e2e_secret_value_do_not_print"
 WEBHOOK_SECRET = "whsec_e2e_secret_value_do_not_print"
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("ok    " if ok else "FAIL  ") + name + ("" if ok or not detail else ": %s" % (detail,)), flush=True)
-    return ok
+checks = e2e.Checks()
+check = checks.check
+results = checks.results
 
 
 def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_") and k != "CREDENTIALS_DIRECTORY"}
-    env.update(extra)
-    return env
+    return e2e.clean_env(drop=("CREDENTIALS_DIRECTORY",), **extra)
 
 
 def cli(*args, env=None):
@@ -58,37 +54,14 @@ def write(name, text):
     return path
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Serve:
-    """`perftriage serve ARGS`: the port it listens on (None when it exited first), its exit code and stderr."""
+class Serve(e2e.Server):
+    """`perftriage serve ARGS` (no --listen of its own): the port it listens on (None when it exited first), its exit
+    code, its stdout until it listened (`stdout`) and stderr (`err()`)."""
 
     def __init__(self, args, env=None):
-        self.stderr_path = os.path.join(WORK, "serve-%d.err" % len(os.listdir(WORK)))
-        self.stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen([BINARY, "serve", *args], stdout=subprocess.PIPE, stderr=self.stderr,
-                                     env=env or clean_env())
-        self.port = None
-        self.stdout = ""
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            self.stdout += line
-            if "listening on http://" in line:
-                self.port = int(line.split("listening on http://")[1].split()[0].rsplit(":", 1)[1])
-                threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
-                break
-        if self.port is None:
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                pass
+        super().__init__(BINARY, args, env=env or clean_env(), listen=None, stop_timeout=60,
+                         log_path=os.path.join(WORK, "serve-%d.err" % len(os.listdir(WORK))))
+        self.stdout = self.startup
 
     def healthz(self):
         try:
@@ -97,20 +70,8 @@ class Serve:
         except Exception as e:  # noqa: BLE001 - any failure is a failed check
             return str(e)
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
-        return self.proc.returncode
-
     def err(self):
-        with open(self.stderr_path, "rb") as f:
-            return f.read().decode(errors="replace")
+        return self.log()
 
 
 def config_file(name, port, db, extra=""):
@@ -295,7 +256,7 @@ def main():
             except Exception as e:  # noqa: BLE001 - report and go on with the other checks
                 check(test.__name__ + " raised", False, repr(e))
         ok = all(results)
-        print("%d passed, %d failed" % (results.count(True), results.count(False)))
+        checks.summary()
     finally:
         if ok:
             shutil.rmtree(WORK, ignore_errors=True)

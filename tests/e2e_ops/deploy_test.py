@@ -27,18 +27,19 @@ import time
 import urllib.error
 import urllib.request
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import clean_env  # noqa: E402
+
 BINARY = os.path.abspath(sys.argv[1])
 FIXTURES = os.path.abspath(sys.argv[2])
 WORK = tempfile.mkdtemp(prefix="perftriage-deploy-")
 WAIT_AFTER_START_S = 4.0  # the outbox worker polls every 100 ms and sends at most one action a second
 
-results = []
+checks = e2e.Checks("PASS  ")
+check = checks.check
 ADMIN_TOKEN = []  # the outbox is readable with a token only
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
 
 
 class FakeGitHub:
@@ -83,51 +84,16 @@ class FakeGitHub:
         self.httpd.server_close()
 
 
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
-    env.update(extra)
-    return env
-
-
-class Serve:
+class Serve(e2e.Server):
     def __init__(self, args, env):
-        self.log_path = os.path.join(WORK, f"serve-{time.monotonic_ns()}.log")
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", *args], stdout=subprocess.PIPE,
-                                     stderr=self.log, env=env)
-        self.port = None
-        self.stdout = []
-        deadline = time.time() + 300  # the demo's ~21k rows under ASan
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            self.stdout.append(line)
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [self.stdout.append(l.decode(errors="replace"))
-                                                 for l in self.proc.stdout], daemon=True).start()
-                return
+        super().__init__(BINARY, args, env=env, start_timeout=300,  # the demo's ~21k rows under ASan
+                         log_path=os.path.join(WORK, f"serve-{time.monotonic_ns()}.log"))
 
     def get_json(self, path):
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}",
                                      headers={"Authorization": f"Bearer {ADMIN_TOKEN[0]}"} if ADMIN_TOKEN else {})
         with urllib.request.urlopen(req, timeout=60) as r:
             return json.loads(r.read())
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-    def output(self):
-        with open(self.log_path, "rb") as f:
-            return "".join(self.stdout) + f.read().decode(errors="replace")
 
 
 def outbox_states(server):
@@ -146,11 +112,12 @@ def main():
     bot_args = ["--github-api", github.url, "--github-token-file", token_file, "--github-min-interval-ms", "0",
                 "--github-backoff-ms", "10"]
 
-    created = subprocess.run([BINARY, "token", "create", "--db", db, "--name", "deploy-test", "--scope", "admin",
-                              "--json"], capture_output=True, text=True, env=clean_env(), timeout=120)
-    check("an admin token for reading the outbox", created.returncode == 0, created.stderr[-500:])
-    if created.returncode == 0:
-        ADMIN_TOKEN.append(json.loads(created.stdout)["token"])
+    try:
+        ADMIN_TOKEN.append(e2e.create_token(BINARY, db, "deploy-test", "admin", env=clean_env())["token"])
+        created = ""
+    except e2e.CommandError as e:
+        created = str(e)
+    check("an admin token for reading the outbox", ADMIN_TOKEN, created[-500:])
 
     # 1. --demo with a token and a reachable (fake) GitHub.
     demo = Serve(["--demo", "--db", db, *bot_args], token_env)
@@ -233,6 +200,4 @@ try:
     main()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
-failed = results.count(False)
-print(f"deploy_test: {len(results) - failed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed or not results else 0)
+checks.finish("deploy_test: ")

@@ -8,8 +8,6 @@ Usage: limits_test.py PERFTRIAGE_BINARY. Starts `perftriage serve` on 127.0.0.1:
 token from `perftriage token create` when the command exists), sends only to loopback. Prints one line per check
 and a closing "N passed, N failed" line; exits non-zero when any failed.
 """
-import hashlib
-import hmac
 import io
 import json
 import os
@@ -26,54 +24,34 @@ import time
 import uuid
 import zipfile
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import error_of, expect, head_bytes, read_response, request  # noqa: E402
+
 BINARY = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="perftriage-limits-")
 MB = 1 << 20
 
-CSV_HEADER = "dev,name,batch_size,speedup,abs_latency\r\n"
+CSV_HEADER = e2e.SHORT_HEADER
 UPLOAD = "/api/v1/uploads?platform=BMG&suite=huggingface&dtype=bfloat16&mode=inference&path=perf.csv&run="
-
-
-def csv_rows(n, prefix="Model"):
-    return CSV_HEADER + "".join(f"xpu,{prefix}{i},8,{0.5 + (i % 10) / 10:.2f},10.0\r\n" for i in range(n))
+csv_rows = e2e.short_csv
 
 
 # ---------------------------------------------------------------------------------------------------------------
-class Server:
+class Server(e2e.Server):
+    """serve on WORK/NAME.sqlite, with an admin token (`auth`) where `token create` exists."""
+
     def __init__(self, name, args=(), env=None):
         self.db = os.path.join(WORK, f"{name}.sqlite")
-        self.stderr_path = os.path.join(WORK, f"{name}-{uuid.uuid4().hex[:6]}.log")
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}, **(env or {})}
+        env = e2e.clean_env(**(env or {}))
         self.token = make_token(self.db, env)
-        self.stderr = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", "--db", self.db, *args],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, env=env)
-        self.port = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
-                break
-        if self.port is None:
-            raise RuntimeError(f"server did not start: {self.log()[-2000:]}")
+        super().__init__(BINARY, ["--db", self.db, *args], env=env, stop_timeout=60, required=True,
+                         log_path=os.path.join(WORK, f"{name}-{uuid.uuid4().hex[:6]}.log"))
 
     @property
     def auth(self):
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
-
-    def alive(self):
-        return self.proc.poll() is None
-
-    def rss_mb(self, field="VmRSS"):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
 
     def fds(self):
         out = []
@@ -85,87 +63,13 @@ class Server:
                 pass
         return out
 
-    def stop(self):
-        if self.alive():
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
-
-    def log(self):
-        with open(self.stderr_path, "rb") as f:
-            return f.read().decode(errors="replace")
-
 
 def make_token(db, env):
     """An admin token from `perftriage token create` (issue 11); None where the command does not exist yet."""
     try:
-        created = subprocess.run([BINARY, "token", "create", "--db", db, "--name", "limits-test", "--scope", "admin",
-                                  "--json"], capture_output=True, text=True, timeout=120, env=env)
-        if created.returncode == 0:
-            return json.loads(created.stdout)["token"]
-    except (OSError, ValueError, KeyError, subprocess.TimeoutExpired):
-        pass
-    return None
-
-
-def head_bytes(method, path, headers, length=None, chunked=False, keep_alive=False):
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-    if not keep_alive:
-        head += "Connection: close\r\n"
-    if chunked:
-        head += "Transfer-Encoding: chunked\r\n"
-    elif length is not None:
-        head += f"Content-Length: {length}\r\n"
-    for k, v in (headers or {}).items():
-        head += f"{k}: {v}\r\n"
-    return (head + "\r\n").encode()
-
-
-def request(port, method, path, body=b"", headers=None, timeout=60):
-    """One request on a fresh connection; returns (status, headers dict lower-case, body bytes)."""
-    if isinstance(body, str):
-        body = body.encode()
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    try:
-        s.sendall(head_bytes(method, path, headers, len(body)) + body)
-        return read_response(s)
-    finally:
-        s.close()
-
-
-def read_response(s, data=b""):
-    while b"\r\n\r\n" not in data:
-        chunk = s.recv(65536)
-        if not chunk:
-            raise ConnectionError(f"connection closed before a response ({data[:200]!r})")
-        data += chunk
-    head, rest = data.split(b"\r\n\r\n", 1)
-    lines = head.decode(errors="replace").split("\r\n")
-    status = int(lines[0].split()[1])
-    if status == 100:
-        return read_response(s, rest)
-    headers = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(":")
-        headers[k.strip().lower()] = v.strip()
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return status, headers, rest[:length]
-
-
-def error_of(body):
-    try:
-        return json.loads(body)["error"]
-    except Exception:  # noqa: BLE001 - a non-JSON answer fails the check that reads it
-        return {}
+        return e2e.create_token(BINARY, db, "limits-test", "admin", env=env)["token"]
+    except (OSError, e2e.CommandError, KeyError, subprocess.TimeoutExpired):
+        return None
 
 
 def send_until_answered(s, chunks, on_chunk=None):
@@ -185,23 +89,8 @@ def send_until_answered(s, chunks, on_chunk=None):
     return read_response(s), sent
 
 
-results = []
-
-
-def check(name, fn):
-    started = time.time()
-    try:
-        fn()
-        results.append((name, True))
-        print(f"ok    {name} ({time.time() - started:.2f} s)", flush=True)
-    except Exception as e:  # noqa: BLE001 - every failure is reported by name
-        results.append((name, False))
-        print(f"FAIL  {name}: {e!r}", flush=True)
-
-
-def expect(cond, message):
-    if not cond:
-        raise AssertionError(message)
+checks = e2e.Checks()
+check = checks.call
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -313,7 +202,7 @@ def spooled_webhook():
                               "sender": {"login": "someone"},
                               "issue": {"number": 5, "title": "E2E BMG slower than eager", "labels": [],
                                         "body": "padding " * (5 * MB // 8)}}).encode()
-        sig = "sha256=" + hmac.new(secret.encode(), payload, hashlib.sha256).hexdigest()
+        sig = e2e.hub_signature(secret, payload)
         status, _, out = request(srv.port, "POST", "/webhooks/github", payload,
                                  {"X-Hub-Signature-256": sig, "X-GitHub-Event": "issues",
                                   "X-GitHub-Delivery": str(uuid.uuid4()), "Content-Type": "application/json"})
@@ -633,8 +522,7 @@ def main():
                      ("SIGTERM: the upload in flight completes, exit 0", sigterm_drain),
                      ("SIGTERM: the drain is bounded by drain_timeout_s", drain_timeout)):
         check(name, fn)
-    failed = sum(1 for _, ok in results if not ok)
-    print(f"limits: {len(results) - failed} passed, {failed} failed")
+    failed = checks.summary("limits: ")
     return 1 if failed else 0
 
 

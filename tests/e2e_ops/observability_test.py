@@ -6,18 +6,17 @@ Usage: observability_test.py PERFTRIAGE_BINARY. Creates an admin token with `per
 database, starts `perftriage serve` on 127.0.0.1:0, sends only to loopback. Prints one line per check and exits
 non-zero when any failed.
 """
-import hashlib
-import hmac
 import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="perftriage-obs-")
@@ -25,85 +24,24 @@ DB = os.path.join(WORK, "obs.sqlite")
 TOKEN_NAME = "ci-observability"
 SECRET = "observability-secret"
 
-CSV_HEADER = ("dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,"
-              "dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,"
-              "autograd_compiles,cudagraph_skips\n")
 CSV_ROWS = 4
-CSV = CSV_HEADER + "".join(f"xpu,Model{i},8,{0.5 + i / 4:.2f},10.0,30.0,0,0,0,1,1,0,0,0,0,0\n" for i in range(CSV_ROWS))
+CSV = e2e.PERF_HEADER + "".join(e2e.perf_row(f"Model{i}", 8, f"{0.5 + i / 4:.2f}", "10.0", "30.0")
+                                for i in range(CSV_ROWS))
 UPLOAD = ("/api/v1/uploads?run=obs-run-1&platform=BMG&path=huggingface/bfloat16/inference/performance/"
           "inductor-results.csv")
 
-results = []
+checks = e2e.Checks("PASS  ")
+check = checks.check
+request = e2e.request
 
 
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
-
-
-class Server:
+class Server(e2e.Server):
     def __init__(self):
-        self.stderr_path = os.path.join(WORK, "stderr.log")
-        self.stderr = open(self.stderr_path, "wb")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
         secret_file = os.path.join(WORK, "webhook-secret")
         with open(secret_file, "w") as f:
             f.write(SECRET)
-        self.proc = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", "--db", DB,
-                                      "--webhook-secret-file", secret_file],
-                                     stdout=subprocess.PIPE, stderr=self.stderr, env=env)
-        self.port = None
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            line = self.proc.stdout.readline().decode(errors="replace")
-            if not line:
-                break
-            if "listening on http://127.0.0.1:" in line:
-                self.port = int(line.split("127.0.0.1:")[1].split()[0])
-                threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True).start()
-                return
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.stderr.close()
-
-    def log(self):
-        with open(self.stderr_path, "rb") as f:
-            return f.read().decode(errors="replace")
-
-
-def request(port, method, path, body=b"", headers=None, timeout=60):
-    """One request on a fresh connection; returns (status, headers dict lower-case, body bytes)."""
-    if isinstance(body, str):
-        body = body.encode()
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    try:
-        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
-        for k, v in (headers or {}).items():
-            head += f"{k}: {v}\r\n"
-        s.sendall(head.encode() + b"\r\n" + body)
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        s.close()
-    head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.decode(errors="replace").split("\r\n")
-    status = int(lines[0].split()[1])
-    hdrs = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(":")
-        hdrs[k.strip().lower()] = v.strip()
-    return status, hdrs, rest[:int(hdrs.get("content-length", len(rest)))]
+        super().__init__(BINARY, ["--db", DB, "--webhook-secret-file", secret_file],
+                         log_path=os.path.join(WORK, "stderr.log"))
 
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$')
@@ -144,15 +82,11 @@ def wait_for(port, predicate, seconds=5):
 
 
 def main():
-    created = subprocess.run([BINARY, "token", "create", "--db", DB, "--name", TOKEN_NAME, "--scope", "admin",
-                              "--json"], capture_output=True, text=True, timeout=120)
-    token = None
-    if created.returncode == 0:
-        try:
-            token = json.loads(created.stdout)["token"]
-        except (ValueError, KeyError):
-            pass
-    check("perftriage token create --json gives a token", token, created.stdout + created.stderr)
+    try:
+        token, created = e2e.create_token(BINARY, DB, TOKEN_NAME, "admin")["token"], ""
+    except (e2e.CommandError, KeyError, OSError) as e:
+        token, created = None, str(e)
+    check("perftriage token create --json gives a token", token, created)
     auth = {"Authorization": f"Bearer {token}"} if token else {}
 
     server = Server()
@@ -259,7 +193,7 @@ def main():
 
         # Webhook deliveries by event and outcome.
         payload = json.dumps({"zen": "Keep it logically awesome.", "hook_id": 1}).encode()
-        signature = "sha256=" + hmac.new(SECRET.encode(), payload, hashlib.sha256).hexdigest()
+        signature = e2e.hub_signature(SECRET, payload)
         status, _, body = request(port, "POST", "/webhooks/github", payload, {
             "Content-Type": "application/json", "X-GitHub-Event": "ping", "X-GitHub-Delivery": "obs-ping-1",
             "X-Hub-Signature-256": signature})
@@ -333,5 +267,4 @@ if __name__ == "__main__":
         check("no exception", False, repr(e))
     finally:
         shutil.rmtree(WORK, ignore_errors=True)
-    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
-    sys.exit(0 if results and all(results) else 1)
+    checks.finish()

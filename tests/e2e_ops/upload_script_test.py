@@ -12,13 +12,15 @@ curl or tar is absent. Prints one line per check; exits non-zero when any failed
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import e2e  # noqa: E402
+from e2e import clean_env, free_port  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 SCRIPT = os.path.abspath(sys.argv[2])
@@ -28,18 +30,8 @@ WORK = tempfile.mkdtemp(prefix="perftriage-upload-script-")
 DB = os.path.join(WORK, "upload.sqlite")
 RUN = "bmg-ci-script-1"
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(("PASS  " if ok else "FAIL  ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PERFTRIAGE_")}
-    env.update(extra)
-    return env
+checks = e2e.Checks("PASS  ")
+check = checks.check
 
 
 def script(url, *args, token=None, token_file=None):
@@ -55,38 +47,20 @@ def script(url, *args, token=None, token_file=None):
     return p.returncode, p.stdout + p.stderr
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def main():
-    created = subprocess.run([BINARY, "token", "create", "--db", DB, "--name", "ci", "--scope", "upload", "--json"],
-                             capture_output=True, text=True, env=clean_env(), timeout=120)
-    check("perftriage token create --scope upload --json", created.returncode == 0,
-          (created.stdout + created.stderr)[-1000:])
-    if created.returncode != 0:
+    try:
+        created, detail = e2e.create_token(BINARY, DB, "ci", "upload", env=clean_env()), ""
+    except e2e.CommandError as e:
+        created, detail = None, str(e)
+    check("perftriage token create --scope upload --json", created is not None, detail[-1000:])
+    if created is None:
         return
-    token = json.loads(created.stdout)["token"]
-    check("the token is printed once, with its scope", token and json.loads(created.stdout).get("scopes") == ["upload"],
-          created.stdout)
+    token = created["token"]
+    check("the token is printed once, with its scope", token and created.get("scopes") == ["upload"],
+          json.dumps(created))
 
-    log = open(os.path.join(WORK, "serve.log"), "wb")
-    proc = subprocess.Popen([BINARY, "serve", "--listen", "127.0.0.1:0", "--db", DB], stdout=subprocess.PIPE,
-                            stderr=log, env=clean_env())
-    port = None
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = proc.stdout.readline().decode(errors="replace")
-        if not line:
-            break
-        if "listening on http://127.0.0.1:" in line:
-            port = int(line.split("127.0.0.1:")[1].split()[0])
-            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-            break
+    server = e2e.Server(BINARY, ["--db", DB], log_path=os.path.join(WORK, "serve.log"))
+    port = server.port
     try:
         check("the server starts", port is not None)
         if port is None:
@@ -121,13 +95,7 @@ def main():
         code, out = script(url)
         check("no token is a usage error (exit 2)", code == 2, f"exit {code}: {out[-500:]}")
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        log.close()
+        server.stop()
 
     code, out = script(f"http://127.0.0.1:{free_port()}", "--retries", "0", token=token)
     check("a closed port is exit 3", code == 3, f"exit {code}: {out[-500:]}")
@@ -140,6 +108,4 @@ try:
     main()
 finally:
     shutil.rmtree(WORK, ignore_errors=True)
-failed = results.count(False)
-print(f"upload_script_test: {len(results) - failed} passed, {failed} failed", flush=True)
-sys.exit(1 if failed or not results else 0)
+checks.finish("upload_script_test: ")
