@@ -164,13 +164,14 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
     if (!authorization.empty()) {
       auto token = check_token(authorization, app);
       if (!token) return std::move(token).error();
+      head.token_name = token->name;  // also on a 403: the access log names who was refused
       if (!public_read && !schema::token_grants(token->scopes, scope_name(needed))) {
         return make_error(ErrorKind::forbidden, "insufficient_scope",
                           head.method + " " + (route.pattern.empty() ? head.path : route.pattern) +
-                              " needs a token with scope '" + std::string(scope_name(needed)) + "' (or admin); the "
-                              "token '" + token->name + "' has: " + join(token->scopes, ", "));
+                              " needs a token with scope '" + std::string(scope_name(needed)) + "'" +
+                              (needed == Scope::admin ? "" : " (or admin)") + "; the token '" + token->name +
+                              "' has: " + join(token->scopes, ", "));
       }
-      head.token_name = token->name;
     } else if (!public_read) {
       return token_required(head.method + " " + (route.pattern.empty() ? head.path : route.pattern) +
                             " needs a token with scope '" + std::string(scope_name(needed)) + "'");

@@ -357,11 +357,12 @@ class Session : public std::enable_shared_from_this<Session> {
     record_.route = route.pattern.empty() ? "unmatched" : route.pattern;
     record_.target = head_.path;
     cors_ = cors_headers(head_, app_);
-    if (auto refused = authorize(head_, route, app_)) {
+    const auto unauthorized = authorize(head_, route, app_);
+    record_.token_name = head_.token_name;  // set by authorize for a valid token, refused (403) or not
+    if (unauthorized) {
       // Decided from the head alone: the body is never read, so the connection cannot be reused.
-      return respond(error_response(*refused), header.version(), false, false);
+      return respond(error_response(*unauthorized), header.version(), false, false);
     }
-    record_.token_name = head_.token_name;
     const std::size_t server_limit = app_.settings().max_body_bytes;
     limit_ = route.max_body_bytes == 0 ? server_limit : std::min(route.max_body_bytes, server_limit);
     limit_is_setting_ = route.max_body_bytes == 0 || route.max_body_bytes >= server_limit;
