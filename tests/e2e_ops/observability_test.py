@@ -133,9 +133,12 @@ def main():
                      status="404") == 1)
         check("raw paths never become label values", "no-such-run-zz9" not in text)
         request(port, "GET", "/definitely/not/a/route/qq7")
-        _, text, after = scrape(port)
-        check("an unknown path is counted as route=unmatched", "qq7" not in text and any(
-            k[0] == "perftriage_http_requests_total" and ("route", "unmatched") in k[1] for k in after))
+        # A request is counted once its response is written, which may be just after the client has read it: wait.
+        def unmatched(samples):
+            return any(k[0] == "perftriage_http_requests_total" and ("route", "unmatched") in k[1] for k in samples)
+        after = wait_for(port, unmatched)
+        _, text, _ = scrape(port)
+        check("an unknown path is counted as route=unmatched", "qq7" not in text and unmatched(after))
 
         # An upload increases rows_ingested by its row count.
         rows_before = metric(after, "perftriage_rows_ingested_total")
