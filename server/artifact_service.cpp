@@ -15,13 +15,6 @@ using nlohmann::json;
 constexpr std::size_t kMaxNameBytes = 255;
 constexpr std::size_t kMaxRoleBytes = 64;
 
-std::string media_type(const std::string& content_type) {
-  std::string t = content_type.substr(0, content_type.find(';'));
-  t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  return t;
-}
-
 bool has_control(const std::string& s) {
   return std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }

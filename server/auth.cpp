@@ -8,6 +8,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "schema/blob_codec.hpp"
 #include "schema/token_store.hpp"
 #include "server/app_context.hpp"
@@ -87,17 +89,6 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-// "text/csv; charset=utf-8" -> "text/csv"
-std::string media_type(const std::string& content_type) {
-  return lower(trim(std::string_view(content_type).substr(0, content_type.find(';'))));
-}
-
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
-  return out;
-}
-
 Error token_required(std::string_view why) {
   return make_error(ErrorKind::unauthorized, "token_required",
                     std::string(why) + ": send `Authorization: Bearer TOKEN` (perftriage token create)");
@@ -170,7 +161,7 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
                           head.method + " " + (route.pattern.empty() ? head.path : route.pattern) +
                               " needs a token with scope '" + std::string(scope_name(needed)) + "'" +
                               (needed == Scope::admin ? "" : " (or admin)") + "; the token '" + token->name +
-                              "' has: " + join(token->scopes, ", "));
+                              "' has: " + fmt::format("{}", fmt::join(token->scopes, ", ")));
       }
     } else if (!public_read) {
       return token_required(head.method + " " + (route.pattern.empty() ? head.path : route.pattern) +
@@ -182,7 +173,7 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
     if (std::find(route.content_types.begin(), route.content_types.end(), type) == route.content_types.end()) {
       return make_error(ErrorKind::unsupported_media_type, "unsupported_content_type",
                         "Content-Type '" + (type.empty() ? std::string("(none)") : type) + "' is not accepted by " +
-                            head.method + " " + route.pattern + "; use " + join(route.content_types, ", "));
+                            head.method + " " + route.pattern + "; use " + fmt::format("{}", fmt::join(route.content_types, ", ")));
     }
   }
   return std::nullopt;

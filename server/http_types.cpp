@@ -1,5 +1,7 @@
 #include "server/http_types.hpp"
 
+#include <cctype>
+
 #include "server/ingest_service.hpp"
 
 namespace perftriage::server {
@@ -79,6 +81,14 @@ std::map<std::string, std::string> parse_query(std::string_view query) {
     out[std::move(key)] = std::move(value);
   }
   return out;
+}
+
+std::string media_type(std::string_view content_type) {
+  std::string t;
+  for (const unsigned char c : content_type.substr(0, content_type.find(';'))) {
+    if (!std::isspace(c)) t += static_cast<char>(std::tolower(c));
+  }
+  return t;
 }
 
 }  // namespace perftriage::server

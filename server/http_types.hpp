@@ -64,6 +64,10 @@ ApiResponse text_response(unsigned status, std::string content_type, std::string
 unsigned http_status(ErrorKind kind);
 ApiResponse error_response(const Error& error);
 
+// The media type of a Content-Type value, lower-case, without parameters or spaces: "Text/CSV; charset=utf-8" ->
+// "text/csv". One definition for the route check (server/auth.cpp) and the handlers that branch on it.
+std::string media_type(std::string_view content_type);
+
 std::string url_decode(std::string_view s, bool plus_is_space);
 std::map<std::string, std::string> parse_query(std::string_view query);
 

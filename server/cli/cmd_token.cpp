@@ -7,6 +7,7 @@
 // perftriage token revoke [--db PATH] NAME
 //     Refused from then on (a running server stops accepting it within its token cache's lifetime, 10 s by default).
 // See schema/token_store.hpp and docs/auth.md.
+#include <fmt/format.h>
 #include <iomanip>
 #include <ostream>
 
@@ -32,12 +33,6 @@ std::string state_of(const schema::TokenInfo& t, const std::string& now) {
   if (!t.revoked_at.empty()) return "revoked";
   if (!t.expires_at.empty() && t.expires_at <= now) return "expired";
   return "active";
-}
-
-std::string joined(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
 }
 
 int token_create(const Args& argv, std::ostream& out, std::ostream& err) {
@@ -101,7 +96,7 @@ int token_create(const Args& argv, std::ostream& out, std::ostream& err) {
         << "\n";
   } else {
     out << created->token << "\n";
-    err << "perftriage: token '" << created->info.name << "' (scopes: " << joined(created->info.scopes, ", ")
+    err << "perftriage: token '" << created->info.name << "' (scopes: " << fmt::format("{}", fmt::join(created->info.scopes, ", "))
         << "; expires: " << expires_at.value_or("never")
         << ") created. It is shown only this once: store it now. Clients send `Authorization: Bearer TOKEN`.\n";
   }
@@ -143,7 +138,7 @@ int token_list(const Args& argv, std::ostream& out, std::ostream& err) {
       << std::setw(9) << "state" << std::setw(22) << "created" << std::setw(22) << "expires" << "last used\n";
   for (const auto& t : *tokens) {
     out << std::left << std::setw(24) << t.name << std::setw(18) << t.token_id << std::setw(28)
-        << joined(t.scopes, ",") << std::setw(9) << state_of(t, now) << std::setw(22) << t.created_at
+        << fmt::format("{}", fmt::join(t.scopes, ",")) << std::setw(9) << state_of(t, now) << std::setw(22) << t.created_at
         << std::setw(22) << (t.expires_at.empty() ? "never" : t.expires_at)
         << (t.last_used_at.empty() ? "never" : t.last_used_at) << "\n";
   }

@@ -11,13 +11,6 @@
 namespace perftriage::server {
 namespace {
 
-std::string media_type(const std::string& content_type) {
-  std::string t = content_type.substr(0, content_type.find(';'));
-  t.erase(std::remove_if(t.begin(), t.end(), [](unsigned char c) { return std::isspace(c); }), t.end());
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-  return t;
-}
-
 bool is_true(const std::string& v) { return v == "true" || v == "1" || v == "yes"; }
 
 std::vector<std::string> split_csv_list(const std::string& s) {
