@@ -18,8 +18,8 @@
 #include "analyzers/compare/compare_render.hpp"
 #include "bench/nightly.hpp"
 #include "schema/history_store.hpp"
-#include "server/http_types.hpp"
-#include "server/ingest_service.hpp"
+#include "server/http/http_types.hpp"
+#include "server/app/ingest_service.hpp"
 
 namespace fs = std::filesystem;
 using namespace perftriage;

@@ -14,9 +14,9 @@
 
 #include "bench/nightly.hpp"
 #include "ingest/benchmark_csv.hpp"
-#include "server/app_context.hpp"
-#include "server/http_server.hpp"
-#include "server/ingest_service.hpp"
+#include "server/app/app_context.hpp"
+#include "server/http/http_server.hpp"
+#include "server/app/ingest_service.hpp"
 #include "schema/token_store.hpp"
 #include "server/routes/routes.hpp"
 #include "tests/support/archive_writer.hpp"

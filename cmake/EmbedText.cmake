@@ -1,5 +1,5 @@
 # Writes OUT: a header defining `inline constexpr std::string_view NAME` (in namespace perftriage) with the bytes
-# of IN as a raw string literal. Used for server/openapi.json (GET /api/v1/openapi.json) so the binary needs no
+# of IN as a raw string literal. Used for server/routes/openapi.json (GET /api/v1/openapi.json) so the binary needs no
 # files beside it.
 file(READ ${IN} _text)
 string(FIND "${_text}" ")perftriage_embed\"" _clash)

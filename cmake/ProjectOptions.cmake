@@ -23,4 +23,3 @@ endif()
 # Every project target links this one.
 add_library(perftriage_options INTERFACE)
 target_link_libraries(perftriage_options INTERFACE perftriage_warnings perftriage_sanitizers)
-target_include_directories(perftriage_options INTERFACE ${PROJECT_SOURCE_DIR})

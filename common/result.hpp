@@ -1,6 +1,6 @@
 #pragma once
 // Errors are values: every fallible function returns Result<T>. The mapping from
-// ErrorKind to an HTTP status lives in exactly one place (server/http_errors.cpp).
+// ErrorKind to an HTTP status lives in exactly one place (server/http/http_types.cpp).
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -93,9 +93,20 @@ inline std::string_view to_string(ErrorKind kind) {
 
 }  // namespace perftriage
 
-// Propagate an error from an expression returning Result<...>.
-#define PT_TRY(expr)                                   \
-  do {                                                 \
-    auto pt_try_result_ = (expr);                      \
+// Error propagation, so that a function body reads as its logic:
+//   PT_TRY(store.refresh_run_flags(id));             // Result<void> (or any Result): return its error, if any
+//   PT_ASSIGN(auto run, store.find_run(key));        // Result<T>: return its error, or move its value into `run`
+// Both work in any function returning Result<U> (an Error converts to every Result).
+#define PT_TRY(expr)                                               \
+  do {                                                             \
+    auto pt_try_result_ = (expr);                                  \
     if (!pt_try_result_) return std::move(pt_try_result_).error(); \
   } while (0)
+
+#define PT_CONCAT_IMPL_(a, b) a##b
+#define PT_CONCAT_(a, b) PT_CONCAT_IMPL_(a, b)
+#define PT_ASSIGN_IMPL_(tmp, lhs, expr)               \
+  auto tmp = (expr);                                  \
+  if (!tmp) return std::move(tmp).error();            \
+  lhs = std::move(tmp).value()
+#define PT_ASSIGN(lhs, expr) PT_ASSIGN_IMPL_(PT_CONCAT_(pt_assign_result_, __LINE__), lhs, expr)

@@ -1,6 +1,6 @@
 // Query strings and percent-encoding (every GET/POST query, route parameters): parse_query and url_decode.
 #include "fuzz/fuzz_util.hpp"
-#include "server/http_types.hpp"
+#include "server/http/http_types.hpp"
 
 using namespace perftriage;
 

@@ -1,14 +1,14 @@
 // Routing (every request): Router::dispatch with the shapes of the real routes ({placeholders}, HEAD on GET,
 // 404 / 405) and stub handlers that echo their parameters or throw; the request target split into path and
-// query as server/http_server.cpp does. Input (FuzzedDataProvider): the method by the last byte, the target is
+// query as server/http/http_server.cpp does. Input (FuzzedDataProvider): the method by the last byte, the target is
 // the rest.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <stdexcept>
 
 #include "fuzz/fuzz_util.hpp"
-#include "server/app_context.hpp"
-#include "server/router.hpp"
+#include "server/app/app_context.hpp"
+#include "server/http/router.hpp"
 
 using namespace perftriage;
 using perftriage::server::ApiRequest;

@@ -10,7 +10,7 @@
 #include "analyzers/labeler/labeler.hpp"
 #include "common/bounded_json.hpp"
 #include "fuzz/fuzz_util.hpp"
-#include "server/webhook.hpp"
+#include "server/bot/webhook.hpp"
 
 using namespace perftriage;
 namespace lb = perftriage::analyzers::labeler;

@@ -34,8 +34,8 @@ bool is_gzip(std::string_view bytes) {
 }
 
 // Columns of kRunFindings / kModelFindings: id, suite, dtype, mode, model, config, name, role, findings.
-ArtifactFindings read_findings(const Statement& st) {
-  ArtifactFindings f;
+model::ArtifactFindings read_findings(const Statement& st) {
+  model::ArtifactFindings f;
   f.id = st.int64(0);
   f.case_ref = {st.text(1), st.text(2), st.text(3), st.text(4), st.text(5)};
   f.name = st.text(6);
@@ -44,8 +44,8 @@ ArtifactFindings read_findings(const Statement& st) {
   return f;
 }
 
-ArtifactRecord read_artifact(const Statement& st) {
-  ArtifactRecord a;
+model::ArtifactRecord read_artifact(const Statement& st) {
+  model::ArtifactRecord a;
   int c = 0;
   a.id = st.int64(c++);
   a.run_id = st.int64(c++);
@@ -67,14 +67,14 @@ ArtifactRecord read_artifact(const Statement& st) {
   return a;
 }
 
-Result<std::optional<ArtifactRecord>> first(Statement& st) {
+Result<std::optional<model::ArtifactRecord>> first(Statement& st) {
   auto row = st.step();
   if (!row) return std::move(row).error();
-  if (!*row) return std::optional<ArtifactRecord>{};
-  return std::optional<ArtifactRecord>{read_artifact(st)};
+  if (!*row) return std::optional<model::ArtifactRecord>{};
+  return std::optional<model::ArtifactRecord>{read_artifact(st)};
 }
 
-Statement& bind_case(Statement& st, std::int64_t run_id, const CaseRef& c) {
+Statement& bind_case(Statement& st, std::int64_t run_id, const model::CaseRef& c) {
   return st.bind(1, run_id).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.model);
 }
 
@@ -100,7 +100,7 @@ Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
   return db.last_insert_rowid();
 }
 
-Result<std::optional<ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id, const CaseRef& case_ref,
+Result<std::optional<model::ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id, const model::CaseRef& case_ref,
                                                     std::string_view sha256) {
   auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereSameBytes));
   if (!st) return std::move(st).error();
@@ -108,33 +108,33 @@ Result<std::optional<ArtifactRecord>> find_artifact(Database& db, std::int64_t r
   return first(*st);
 }
 
-Result<std::vector<ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id, const CaseRef& case_ref) {
+Result<std::vector<model::ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id, const model::CaseRef& case_ref) {
   auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereCase));
   if (!st) return std::move(st).error();
   bind_case(*st, run_id, case_ref).bind(6, case_ref.config);
-  return collect<ArtifactRecord>(*st, read_artifact);
+  return collect<model::ArtifactRecord>(*st, read_artifact);
 }
 
-Result<std::vector<ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
+Result<std::vector<model::ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
   auto st = Statement::prepare(db, kRunFindings);
   if (!st) return std::move(st).error();
   st->bind(1, run_id);
-  return collect<ArtifactFindings>(*st, read_findings);
+  return collect<model::ArtifactFindings>(*st, read_findings);
 }
 
-Result<std::vector<ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
+Result<std::vector<model::ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
                                                               const std::string& suite, const std::string& model) {
   auto st = Statement::prepare(db, kModelFindings);
   if (!st) return std::move(st).error();
   st->bind(1, platform).bind(2, suite).bind(3, model);
-  return collect<ArtifactFindings>(*st, [](const Statement& s) {
-    ArtifactFindings f = read_findings(s);
+  return collect<model::ArtifactFindings>(*st, [](const Statement& s) {
+    model::ArtifactFindings f = read_findings(s);
     f.run_key = s.text(9);
     return f;
   });
 }
 
-Result<std::optional<ArtifactRecord>> get_artifact(Database& db, std::int64_t id) {
+Result<std::optional<model::ArtifactRecord>> get_artifact(Database& db, std::int64_t id) {
   auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereId));
   if (!st) return std::move(st).error();
   st->bind(1, id);

@@ -12,7 +12,7 @@ constexpr std::string_view kComparisonRows =
     "eager_latency_ms, compilation_latency_s, dynamo_peak_mem_gb, accuracy, failed, accuracy_failed, file_id "
     "FROM results WHERE run_id = ?1";
 constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
-// Sizes the vector up front: growing a vector of ResultRecord (a large struct) costs more than this count.
+// Sizes the vector up front: growing a vector of model::ResultRecord (a large struct) costs more than this count.
 constexpr std::string_view kRunRowCount = "SELECT count(*) FROM results WHERE run_id = ?1";
 // CROSS JOIN keeps results outermost, so the lookup goes through results_case (suite, model, dtype, mode, kind)
 // instead of scanning every result of the platform's runs.
@@ -35,7 +35,7 @@ constexpr std::string_view kBacklogRows =
     " AND x.config = s.config AND x.model = s.model AND x.kind = 'performance' "
     "WHERE x.run_id IN platform_runs";
 
-void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, ResultRecord& r) {
+void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, model::ResultRecord& r) {
   r.suite = st.text(0);
   r.dtype = st.text(1);
   r.mode = st.text(2);
@@ -62,7 +62,7 @@ bool same_point(const HistoryPoint& p, const Statement& st) {
 
 }  // namespace
 
-Result<RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter) {
+Result<model::RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter) {
   if (key.empty()) {
     return make_error(ErrorKind::invalid_input, "missing_parameter", parameter + " is required", {}, 0, parameter);
   }
@@ -72,7 +72,7 @@ Result<RunRecord> require_run(Store& store, const std::string& key, const std::s
   return std::move(**run);
 }
 
-Result<RunRecord> resolve_base_run(Store& store, const std::string& rule, const RunRecord& target) {
+Result<model::RunRecord> resolve_base_run(Store& store, const std::string& rule, const model::RunRecord& target) {
   if (rule.empty()) {
     return make_error(ErrorKind::invalid_input, "missing_parameter", "base is required", {}, 0, "base");
   }
@@ -102,7 +102,7 @@ Result<RunRecord> resolve_base_run(Store& store, const std::string& rule, const 
   return run;
 }
 
-Result<std::vector<ResultRecord>> comparison_rows(Store& store, std::int64_t run_id) {
+Result<std::vector<model::ResultRecord>> comparison_rows(Store& store, std::int64_t run_id) {
   std::map<std::int64_t, std::string> paths;
   auto files = Statement::prepare(store.db(), kRunFilePaths);
   if (!files) return std::move(files).error();
@@ -118,7 +118,7 @@ Result<std::vector<ResultRecord>> comparison_rows(Store& store, std::int64_t run
   count->bind(1, run_id);
   auto counted = count->step();
   if (!counted) return std::move(counted).error();
-  std::vector<ResultRecord> out;
+  std::vector<model::ResultRecord> out;
   out.reserve(static_cast<std::size_t>(count->int64(0)));
   auto st = Statement::prepare(store.db(), kComparisonRows);
   if (!st) return std::move(st).error();

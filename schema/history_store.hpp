@@ -12,20 +12,20 @@
 namespace perftriage::schema {
 
 // The run with this key; not_found ("no_run") names `parameter` as the offending column.
-Result<RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter);
+Result<model::RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter);
 
 // A baseline by rule, relative to the target: "previous" = the run of the target's platform just before it;
 // else a tag ("release-2.13") = the newest other run of the target's platform whose tags contain it; else a run key.
-Result<RunRecord> resolve_base_run(Store& store, const std::string& rule, const RunRecord& target);
+Result<model::RunRecord> resolve_base_run(Store& store, const std::string& rule, const model::RunRecord& target);
 
 // Every row of one run (both kinds), unordered, with only what a comparison reads filled in: axes, model,
 // batch_size, speedup(+text), abs/eager latency, compilation latency, dynamo peak memory, accuracy, failed,
 // accuracy_failed and source.
-Result<std::vector<ResultRecord>> comparison_rows(Store& store, std::int64_t run_id);
+Result<std::vector<model::ResultRecord>> comparison_rows(Store& store, std::int64_t run_id);
 
 struct ComparisonInput {
-  RunRecord base, target;
-  std::vector<ResultRecord> base_rows, target_rows;
+  model::RunRecord base, target;
+  std::vector<model::ResultRecord> base_rows, target_rows;
 };
 // Resolves the target (a run key) and the base (a rule), then loads both runs' rows in one read transaction.
 Result<ComparisonInput> load_comparison(Store& store, const std::string& base_rule, const std::string& target_key);
@@ -59,7 +59,7 @@ struct BacklogRow {
   bool failed = false;
 };
 struct BacklogData {
-  std::vector<RunRecord> runs;  // of the platform, oldest first
+  std::vector<model::RunRecord> runs;  // of the platform, oldest first
   std::vector<BacklogRow> rows;  // every performance row, in those runs, of a case that was ever slow in one
 };
 Result<BacklogData> backlog_rows(Store& store, const std::string& platform, double threshold);

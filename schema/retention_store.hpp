@@ -1,5 +1,5 @@
 #pragma once
-// The store side of retention (server/retention.hpp decides what is old): each purge is a bounded batch in its own
+// The store side of retention (server/app/retention.hpp decides what is old): each purge is a bounded batch in its own
 // short transaction, so a big purge never holds the write lock for long. Cutoffs are ISO-8601 UTC strings compared
 // with the server-written timestamps (uploaded_at, received_at, sent_at / created_at), which have that format.
 #include <cstdint>

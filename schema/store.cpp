@@ -99,8 +99,8 @@ constexpr std::string_view kMissingVsReference =
     " AND c.suite = g.suite AND c.dtype = g.dtype AND c.mode = g.mode AND c.kind = g.kind AND c.model = e.model) "
     "ORDER BY g.suite, g.dtype, g.mode, e.model";
 
-RunRecord read_run(const Statement& st) {
-  RunRecord r;
+model::RunRecord read_run(const Statement& st) {
+  model::RunRecord r;
   r.id = st.int64(0);
   r.meta.key = st.text(1);
   r.meta.platform = st.text(2);
@@ -118,8 +118,8 @@ RunRecord read_run(const Statement& st) {
   return r;
 }
 
-FileRecord read_file(const Statement& st) {
-  FileRecord f;
+model::FileRecord read_file(const Statement& st) {
+  model::FileRecord f;
   f.id = st.int64(0);
   f.run_id = st.int64(1);
   f.path = st.text(2);
@@ -134,8 +134,8 @@ FileRecord read_file(const Statement& st) {
   return f;
 }
 
-ResultRecord read_result(const Statement& st) {
-  ResultRecord r;
+model::ResultRecord read_result(const Statement& st) {
+  model::ResultRecord r;
   int c = 0;
   r.run_key = st.text(c++);
   r.platform = st.text(c++);
@@ -219,7 +219,7 @@ Result<Store> Store::open(const std::string& path) {
   return Store(std::move(*db));
 }
 
-Result<std::int64_t> Store::ensure_run(const RunMeta& meta) {
+Result<std::int64_t> Store::ensure_run(const model::RunMeta& meta) {
   auto existing = find_run(meta.key);
   if (!existing) return std::move(existing).error();
   if (!*existing) {
@@ -231,7 +231,7 @@ Result<std::int64_t> Store::ensure_run(const RunMeta& meta) {
     PT_TRY(st->run());
     return db_.last_insert_rowid();
   }
-  const RunRecord& run = **existing;
+  const model::RunRecord& run = **existing;
   if (run.meta.platform != meta.platform) {
     return make_error(ErrorKind::conflict, "run_platform_mismatch",
                       "run '" + meta.key + "' belongs to platform " + run.meta.platform + ", not " + meta.platform);
@@ -249,7 +249,7 @@ Result<std::int64_t> Store::ensure_run(const RunMeta& meta) {
   return run.id;
 }
 
-Result<std::optional<FileRecord>> Store::live_file(std::int64_t run_id, std::string_view path) {
+Result<std::optional<model::FileRecord>> Store::live_file(std::int64_t run_id, std::string_view path) {
   auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
                                         "WHERE run_id = ?1 AND path = ?2 AND superseded_by IS NULL");
   if (!st) return std::move(st).error();
@@ -294,7 +294,7 @@ Result<ResultWriter> ResultWriter::open(Store& store, std::int64_t run_id, std::
   return ResultWriter(std::move(*st), run_id, file_id, std::move(axes));
 }
 
-Result<void> ResultWriter::add(const ingest::ResultRow& row, const RowFlags& f) {
+Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
   // Every parameter is bound on every row, so rewind() without clearing; text is bound without a copy because
   // `row`, `axes_` and `extra_text_` outlive the step.
   const std::optional<double> no_value;
@@ -325,10 +325,10 @@ Result<void> ResultWriter::add(const ingest::ResultRow& row, const RowFlags& f) 
 }
 
 Result<void> Store::insert_results(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
-                                   const std::vector<ingest::ResultRow>& rows, const std::vector<RowFlags>& flags) {
+                                   const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {
   auto writer = ResultWriter::open(*this, run_id, file_id, axes);
   if (!writer) return std::move(writer).error();
-  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer->add(rows[i], i < flags.size() ? flags[i] : RowFlags{}));
+  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer->add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
   return {};
 }
 
@@ -383,22 +383,22 @@ Result<void> Store::refresh_run_flags(std::int64_t run_id) {
   return {};
 }
 
-Result<std::vector<RunRecord>> Store::list_runs(const std::string& platform) {
+Result<std::vector<model::RunRecord>> Store::list_runs(const std::string& platform) {
   auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
                                         "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC");
   if (!st) return std::move(st).error();
   st->bind(1, platform);
-  return collect<RunRecord>(*st, read_run);
+  return collect<model::RunRecord>(*st, read_run);
 }
 
-Result<std::optional<RunRecord>> Store::find_run(const std::string& key) {
+Result<std::optional<model::RunRecord>> Store::find_run(const std::string& key) {
   auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + "WHERE key = ?1");
   if (!st) return std::move(st).error();
   st->bind(1, key);
   return first(*st, read_run);
 }
 
-Result<std::optional<RunRecord>> Store::latest_run(const std::string& platform) {
+Result<std::optional<model::RunRecord>> Store::latest_run(const std::string& platform) {
   auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
                                         "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT 1");
   if (!st) return std::move(st).error();
@@ -406,19 +406,19 @@ Result<std::optional<RunRecord>> Store::latest_run(const std::string& platform) 
   return first(*st, read_run);
 }
 
-Result<std::optional<RunRecord>> Store::previous_run(const RunRecord& run) {
+Result<std::optional<model::RunRecord>> Store::previous_run(const model::RunRecord& run) {
   auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + std::string(kPreviousRun));
   if (!st) return std::move(st).error();
   st->bind(1, run.meta.platform).bind(2, run.meta.created_at).bind(3, run.id);
   return first(*st, read_run);
 }
 
-Result<std::vector<FileRecord>> Store::run_files(std::int64_t run_id) {
+Result<std::vector<model::FileRecord>> Store::run_files(std::int64_t run_id) {
   auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
                                         "WHERE run_id = ?1 AND superseded_by IS NULL ORDER BY path");
   if (!st) return std::move(st).error();
   st->bind(1, run_id);
-  return collect<FileRecord>(*st, read_file);
+  return collect<model::FileRecord>(*st, read_file);
 }
 
 Result<std::string> Store::file_bytes(std::int64_t file_id) {
@@ -436,17 +436,17 @@ Result<std::string> Store::file_bytes(std::int64_t file_id) {
   return inflate_bytes(st->blob(0), static_cast<std::size_t>(st->int64(1)));
 }
 
-Result<RunCounts> Store::run_counts(std::int64_t run_id, double threshold) {
+Result<model::RunCounts> Store::run_counts(std::int64_t run_id, double threshold) {
   auto st = Statement::prepare(db_, kRunCounts);
   if (!st) return std::move(st).error();
   st->bind(1, run_id).bind(2, threshold);
   auto row = st->step();
   if (!row) return std::move(row).error();
-  return RunCounts{st->int64(0), st->int64(1), st->int64(2), st->int64(3),
+  return model::RunCounts{st->int64(0), st->int64(1), st->int64(2), st->int64(3),
                    st->int64(4), st->int64(5), st->int64(6), st->int64(7)};
 }
 
-Result<std::vector<ResultRecord>> Store::results(const ResultFilter& filter) {
+Result<std::vector<model::ResultRecord>> Store::results(const ResultFilter& filter) {
   std::string sql(kSelectResultColumns);
   sql += "WHERE 1 = 1";
   if (!filter.run_ids.empty()) {
@@ -473,19 +473,19 @@ Result<std::vector<ResultRecord>> Store::results(const ResultFilter& filter) {
   st->bind(1, filter.suite).bind(2, filter.dtype).bind(3, filter.mode).bind(4, filter.kind);
   st->bind(5, filter.config).bind(6, filter.model);
   if (filter.flag == ResultFlag::slow) st->bind(7, filter.threshold);
-  return collect<ResultRecord>(*st, read_result);
+  return collect<model::ResultRecord>(*st, read_result);
 }
 
-Result<std::vector<MissingRecord>> Store::missing(const RunRecord& run) {
-  std::vector<MissingRecord> out;
+Result<std::vector<model::MissingRecord>> Store::missing(const model::RunRecord& run) {
+  std::vector<model::MissingRecord> out;
   auto previous = previous_run(run);
   if (!previous) return std::move(previous).error();
   if (*previous) {
     auto st = Statement::prepare(db_, kMissingVsPrevious);
     if (!st) return std::move(st).error();
     st->bind(1, run.id).bind(2, (*previous)->id);
-    auto rows = collect<MissingRecord>(*st, [&](const Statement& s) {
-      return MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "previous_run",
+    auto rows = collect<model::MissingRecord>(*st, [&](const Statement& s) {
+      return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "previous_run",
                            (*previous)->meta.key};
     });
     if (!rows) return std::move(rows).error();
@@ -494,12 +494,12 @@ Result<std::vector<MissingRecord>> Store::missing(const RunRecord& run) {
   auto st = Statement::prepare(db_, kMissingVsReference);
   if (!st) return std::move(st).error();
   st->bind(1, run.id);
-  auto rows = collect<MissingRecord>(*st, [](const Statement& s) {
-    return MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "reference", s.text(6)};
+  auto rows = collect<model::MissingRecord>(*st, [](const Statement& s) {
+    return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "reference", s.text(6)};
   });
   if (!rows) return std::move(rows).error();
   for (auto& m : *rows) {
-    const bool already = std::any_of(out.begin(), out.end(), [&](const MissingRecord& o) {
+    const bool already = std::any_of(out.begin(), out.end(), [&](const model::MissingRecord& o) {
       return o.suite == m.suite && o.dtype == m.dtype && o.mode == m.mode && o.kind == m.kind && o.model == m.model;
     });
     if (!already) out.push_back(std::move(m));

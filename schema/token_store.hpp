@@ -74,7 +74,7 @@ class TokenStore {
   Result<bool> revoke(std::string_view name);
   // Checks a presented token at `now` (ISO-8601 UTC, as iso8601_from_now(0)).
   Result<TokenCheck> verify(std::string_view token, std::string_view now);
-  // Records a use. One small UPDATE: the caller decides how often (server/auth.cpp: at most once a minute).
+  // Records a use. One small UPDATE: the caller decides how often (server/http/auth.cpp: at most once a minute).
   Result<void> touch(std::int64_t id, std::string_view now);
 
  private:

@@ -33,13 +33,13 @@ std::optional<double> ratio(const std::optional<double>& base, const std::option
 }
 
 // A later performance row of the same case (another shard's file) replaces a failed one, or a slower one.
-bool better(const schema::ResultRecord& row, const CaseSide& side) {
+bool better(const model::ResultRecord& row, const CaseSide& side) {
   if (!side.present) return true;
   if (side.failed != row.failed) return side.failed;
   return positive(row.abs_latency_ms) && (!positive(side.compiled_ms) || *row.abs_latency_ms < *side.compiled_ms);
 }
 
-void absorb(const schema::ResultRecord& row, CaseSide& side) {
+void absorb(const model::ResultRecord& row, CaseSide& side) {
   if (row.kind == "accuracy") {
     if (side.accuracy.empty() || ingest::accuracy_passes(row.accuracy)) side.accuracy = row.accuracy;
     return;
@@ -101,7 +101,7 @@ void judge(CaseComparison& c, const Thresholds& t) {
 
 }  // namespace
 
-CaseKey case_key(const schema::ResultRecord& row) { return {row.suite, row.dtype, row.mode, row.config, row.model}; }
+CaseKey case_key(const model::ResultRecord& row) { return {row.suite, row.dtype, row.mode, row.config, row.model}; }
 
 bool CaseSide::passing() const {
   if (!present || failed || !positive(speedup)) return false;
@@ -157,8 +157,8 @@ std::string_view to_string(Verdict v) {
   return "unchanged";
 }
 
-std::vector<CaseComparison> compare_cases(const std::vector<schema::ResultRecord>& base,
-                                          const std::vector<schema::ResultRecord>& target,
+std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>& base,
+                                          const std::vector<model::ResultRecord>& target,
                                           const Thresholds& thresholds) {
   std::unordered_map<CaseKey, Sides, KeyHash> cases;
   cases.reserve(std::max(base.size(), target.size()));

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "schema/store.hpp"
+#include "model/records.hpp"
 
 namespace perftriage::analyzers::compare {
 
@@ -19,7 +19,7 @@ struct CaseKey {
   auto operator<=>(const CaseKey&) const = default;
 };
 
-CaseKey case_key(const schema::ResultRecord& row);
+CaseKey case_key(const model::ResultRecord& row);
 
 // One side of a case: its performance row, informed by the case's accuracy row when the run has one.
 struct CaseSide {
@@ -69,8 +69,8 @@ struct CaseComparison {
 
 // Rows of any kind of both runs; performance rows define the cases, accuracy rows their pass status.
 // Cases come out ordered by suite, dtype, mode, config, model.
-std::vector<CaseComparison> compare_cases(const std::vector<schema::ResultRecord>& base,
-                                          const std::vector<schema::ResultRecord>& target,
+std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>& base,
+                                          const std::vector<model::ResultRecord>& target,
                                           const Thresholds& thresholds = {});
 
 }  // namespace perftriage::analyzers::compare

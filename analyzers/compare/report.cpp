@@ -22,20 +22,20 @@ std::string platform_line(const std::string& platform) {
   return it == kNames.end() ? platform : platform + " (" + it->second + ")";
 }
 
-bool is_release(const schema::RunRecord& run) {
+bool is_release(const model::RunRecord& run) {
   return std::any_of(run.meta.tags.begin(), run.meta.tags.end(),
                      [](const std::string& t) { return t.rfind("release", 0) == 0; });
 }
 
 // "PyTorch 2.12" or, without a parsable torch version, "run KEY".
-std::string pytorch_name(const schema::RunRecord& run) {
+std::string pytorch_name(const model::RunRecord& run) {
   const auto label = release_label(run.meta.torch_version);
   return label.empty() ? "run " + run.meta.key : "PyTorch " + label;
 }
 
 std::string threshold_text(double threshold) { return fmt::format("{:g}", threshold); }
 
-std::string slow_table(const std::vector<schema::ResultRecord>& rows) {
+std::string slow_table(const std::vector<model::ResultRecord>& rows) {
   std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |\n"
                     "|---|---|---|---|---:|---:|---|\n";
   for (const auto& r : rows) {
@@ -48,7 +48,7 @@ std::string slow_table(const std::vector<schema::ResultRecord>& rows) {
 
 // "inference workloads (10 of 11 cases)" for the biggest share of one axis.
 template <class Field>
-std::pair<std::string, std::size_t> biggest(const std::vector<schema::ResultRecord>& rows, Field field) {
+std::pair<std::string, std::size_t> biggest(const std::vector<model::ResultRecord>& rows, Field field) {
   std::map<std::string, std::size_t> counts;
   for (const auto& r : rows) ++counts[field(r)];
   auto best = std::max_element(counts.begin(), counts.end(),
@@ -56,16 +56,16 @@ std::pair<std::string, std::size_t> biggest(const std::vector<schema::ResultReco
   return *best;
 }
 
-std::string slow_notes(const std::vector<schema::ResultRecord>& rows) {
+std::string slow_notes(const std::vector<model::ResultRecord>& rows) {
   if (rows.empty()) return "- No case is slower than eager in this run.\n";
   const std::size_t n = rows.size();
   std::string out;
-  const auto [mode, in_mode] = biggest(rows, [](const schema::ResultRecord& r) { return r.mode; });
+  const auto [mode, in_mode] = biggest(rows, [](const model::ResultRecord& r) { return r.mode; });
   const auto [suite_mode, in_suite_mode] =
-      biggest(rows, [](const schema::ResultRecord& r) { return r.suite + " " + r.mode; });
+      biggest(rows, [](const model::ResultRecord& r) { return r.suite + " " + r.mode; });
   out += fmt::format("- The pattern is concentrated in {} workloads ({} of {} cases), especially {} ({} cases).\n",
                      mode, in_mode, n, suite_mode, in_suite_mode);
-  const auto [suite, in_suite] = biggest(rows, [](const schema::ResultRecord& r) { return r.suite; });
+  const auto [suite, in_suite] = biggest(rows, [](const model::ResultRecord& r) { return r.suite; });
   out += fmt::format("- By suite: {} has {} of {} cases.\n", suite, in_suite, n);
   std::vector<CaseKey> keys;
   for (const auto& r : rows) keys.push_back({r.suite, r.dtype, r.mode, r.config, r.model});
@@ -151,12 +151,12 @@ std::string environment_line(const std::string& environment_json) {
   return join(parts, ", ");
 }
 
-std::string slow_report_title(const schema::RunRecord& run, double threshold) {
+std::string slow_report_title(const model::RunRecord& run, double threshold) {
   return "[" + run.meta.platform + "] " + pytorch_name(run) +
          " performance cases where inductor is slower than eager (speedup < " + threshold_text(threshold) + ")";
 }
 
-std::string slow_report_markdown(const schema::RunRecord& run, const std::vector<schema::ResultRecord>& rows,
+std::string slow_report_markdown(const model::RunRecord& run, const std::vector<model::ResultRecord>& rows,
                                  double threshold) {
   const std::string name = pytorch_name(run);
   const std::string kind = is_release(run) ? " release" : "";
@@ -181,7 +181,7 @@ std::string slow_report_markdown(const schema::RunRecord& run, const std::vector
   return out;
 }
 
-std::string regression_report_title(const schema::RunRecord& base, const schema::RunRecord& target,
+std::string regression_report_title(const model::RunRecord& base, const model::RunRecord& target,
                                     std::size_t regressions) {
   const auto b = release_label(base.meta.torch_version), t = release_label(target.meta.torch_version);
   const std::string versus = !b.empty() && !t.empty() && b != t ? "release " + t + " vs " + b
@@ -190,7 +190,7 @@ std::string regression_report_title(const schema::RunRecord& base, const schema:
                      regressions == 1 ? "" : "s", versus);
 }
 
-std::string regression_report_markdown(const schema::RunRecord& base, const schema::RunRecord& target,
+std::string regression_report_markdown(const model::RunRecord& base, const model::RunRecord& target,
                                        const std::vector<CaseComparison>& cases, const Aggregates& aggregates,
                                        const Thresholds& t) {
   std::vector<const CaseComparison*> regressions, inductor_path, eager_path, new_failed;
@@ -208,7 +208,7 @@ std::string regression_report_markdown(const schema::RunRecord& base, const sche
   };
   for (auto* list : {&inductor_path, &eager_path}) std::stable_sort(list->begin(), list->end(), worst_first);
 
-  auto run_line = [](const char* role, const schema::RunRecord& r) {
+  auto run_line = [](const char* role, const model::RunRecord& r) {
     std::string s = fmt::format("- {}: `{}`", role, r.meta.key);
     if (!r.meta.torch_version.empty()) s += " (torch " + r.meta.torch_version + ")";
     return s + "\n";

@@ -8,7 +8,7 @@
 
 #include "analyzers/compare/aggregates.hpp"
 #include "analyzers/compare/case_compare.hpp"
-#include "schema/store.hpp"
+#include "model/records.hpp"
 
 namespace perftriage::analyzers::compare {
 
@@ -18,15 +18,15 @@ std::string release_label(std::string_view torch_version);
 std::string environment_line(const std::string& environment_json);
 
 // "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)"
-std::string slow_report_title(const schema::RunRecord& run, double threshold);
+std::string slow_report_title(const model::RunRecord& run, double threshold);
 // `slow_rows`: the run's slow cases in the tracker's order (analyzers::sort_slow_cases).
-std::string slow_report_markdown(const schema::RunRecord& run, const std::vector<schema::ResultRecord>& slow_rows,
+std::string slow_report_markdown(const model::RunRecord& run, const std::vector<model::ResultRecord>& slow_rows,
                                  double threshold);
 
 // "[BMG] 37 E2E inductor performance regressions: release 2.13 vs 2.12"
-std::string regression_report_title(const schema::RunRecord& base, const schema::RunRecord& target,
+std::string regression_report_title(const model::RunRecord& base, const model::RunRecord& target,
                                     std::size_t regressions);
-std::string regression_report_markdown(const schema::RunRecord& base, const schema::RunRecord& target,
+std::string regression_report_markdown(const model::RunRecord& base, const model::RunRecord& target,
                                        const std::vector<CaseComparison>& cases, const Aggregates& aggregates,
                                        const Thresholds& thresholds);
 

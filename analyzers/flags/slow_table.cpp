@@ -8,14 +8,14 @@
 namespace perftriage::analyzers {
 namespace {
 
-std::string speedup_cell(const schema::ResultRecord& r) {
+std::string speedup_cell(const model::ResultRecord& r) {
   if (!r.speedup_text.empty()) return r.speedup_text;
   return r.speedup ? std::to_string(*r.speedup) : std::string{};
 }
 
 }  // namespace
 
-void sort_slow_cases(std::vector<schema::ResultRecord>& rows) {
+void sort_slow_cases(std::vector<model::ResultRecord>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     return std::tie(a.suite, a.dtype, a.mode) < std::tie(b.suite, b.dtype, b.mode) ||
            (std::tie(a.suite, a.dtype, a.mode) == std::tie(b.suite, b.dtype, b.mode) &&
@@ -23,7 +23,7 @@ void sort_slow_cases(std::vector<schema::ResultRecord>& rows) {
   });
 }
 
-std::string slow_table_markdown(const std::vector<schema::ResultRecord>& rows) {
+std::string slow_table_markdown(const std::vector<model::ResultRecord>& rows) {
   std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |\n"
                     "|---|---|---|---|---:|---:|---|\n";
   for (const auto& r : rows) {
@@ -33,7 +33,7 @@ std::string slow_table_markdown(const std::vector<schema::ResultRecord>& rows) {
   return out;
 }
 
-std::string slow_table_csv(const std::vector<schema::ResultRecord>& rows) {
+std::string slow_table_csv(const std::vector<model::ResultRecord>& rows) {
   std::string out = "suite,dtype,mode,model,batch_size,speedup,source\n";
   for (const auto& r : rows) {
     out += csv_cell(r.suite) + "," + csv_cell(r.dtype) + "," + csv_cell(r.mode) + "," + csv_cell(r.model) + "," +
@@ -42,7 +42,7 @@ std::string slow_table_csv(const std::vector<schema::ResultRecord>& rows) {
   return out;
 }
 
-nlohmann::json slow_table_json(const std::vector<schema::ResultRecord>& rows) {
+nlohmann::json slow_table_json(const std::vector<model::ResultRecord>& rows) {
   auto out = nlohmann::json::array();
   for (const auto& r : rows) {
     out.push_back({{"suite", r.suite},

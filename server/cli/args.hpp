@@ -37,7 +37,7 @@ struct ParsedArgs {
 // Unknown options are an error (code "unknown_option").
 Result<ParsedArgs> parse_args(const std::vector<std::string>& argv, std::initializer_list<const char*> with_value,
                               std::initializer_list<const char*> flags);
-// The same with names known only at run time (serve's options come from the settings table, server/config.hpp).
+// The same with names known only at run time (serve's options come from the settings table, server/app/config.hpp).
 Result<ParsedArgs> parse_args_from(const std::vector<std::string>& argv, const std::vector<std::string>& with_value,
                                    const std::vector<std::string>& flags);
 

@@ -4,7 +4,7 @@
 
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/config.hpp"
+#include "server/app/config.hpp"
 
 namespace perftriage::cli {
 namespace {

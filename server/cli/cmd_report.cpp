@@ -9,9 +9,9 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/comparison.hpp"
-#include "server/slow_report.hpp"
-#include "server/queries.hpp"
+#include "server/app/comparison.hpp"
+#include "server/app/slow_report.hpp"
+#include "server/app/queries.hpp"
 
 namespace perftriage::cli {
 namespace {

@@ -1,7 +1,7 @@
 // perftriage retention run [--db PATH] [--config FILE] [--dry-run] [--json]
 //     [--raw-files-days N] [--nightly-runs-days N] [--keep-tag T]... [--webhook-deliveries-days N]
 //     [--sent-outbox-days N]
-// One retention pass (server/retention.hpp) outside the server: for cron, or to see what a pass would do
+// One retention pass (server/app/retention.hpp) outside the server: for cron, or to see what a pass would do
 // (--dry-run counts and changes nothing). The rules come from the [retention] section of the config file
 // (--config or PERFTRIAGE_CONFIG) and PERFTRIAGE_RETENTION_* like serve's, and the flags above override them.
 // Safe while the server runs: every batch is its own short write transaction.
@@ -11,9 +11,9 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/config.hpp"
-#include "server/http_types.hpp"
-#include "server/retention.hpp"
+#include "server/app/config.hpp"
+#include "server/http/http_types.hpp"
+#include "server/app/retention.hpp"
 
 namespace perftriage::cli {
 

@@ -5,8 +5,8 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http_types.hpp"
-#include "server/queries.hpp"
+#include "server/http/http_types.hpp"
+#include "server/app/queries.hpp"
 
 namespace perftriage::cli {
 

@@ -1,4 +1,4 @@
-// `perftriage serve`: the settings (defaults < config file < environment < flags, server/config.hpp), an optional
+// `perftriage serve`: the settings (defaults < config file < environment < flags, server/app/config.hpp), an optional
 // integrity check, migrations and the demo, then the HTTP server and its background tasks.
 #include <sqlite3.h>
 
@@ -10,16 +10,16 @@
 #include <ostream>
 #include <thread>
 
-#include "server/app_context.hpp"
+#include "server/app/app_context.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/config.hpp"
-#include "server/demo_data.hpp"
-#include "server/http_server.hpp"
-#include "server/outbox_worker.hpp"
-#include "server/retention.hpp"
+#include "server/app/config.hpp"
+#include "server/demo/demo_data.hpp"
+#include "server/http/http_server.hpp"
+#include "server/bot/outbox_worker.hpp"
+#include "server/app/retention.hpp"
 #include "server/routes/routes.hpp"
-#include "server/webhook_service.hpp"
+#include "server/bot/webhook_service.hpp"
 
 namespace perftriage::cli {
 namespace {
@@ -77,7 +77,7 @@ Result<void> check_integrity(const std::string& path, std::ostream& out) {
 }  // namespace
 
 int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
-  // Every flag comes from the settings table (server/config.cpp), beside its TOML key and environment variable.
+  // Every flag comes from the settings table (server/app/config.cpp), beside its TOML key and environment variable.
   auto args = server::config::parse_command_line(argv);
   if (!args) {
     print_error(err, args.error());
@@ -150,7 +150,7 @@ int cmd_serve(const Args& argv, std::ostream& out, std::ostream& err) {
   if (settings.github.webhook_secret.empty()) {
     out << "perftriage: GitHub bot: no webhook secret: POST /webhooks/github answers 401" << std::endl;
   }
-  // Retention ([retention], server/retention.hpp): a pass every interval_s when a rule is on; stopped (and joined)
+  // Retention ([retention], server/app/retention.hpp): a pass every interval_s when a rule is on; stopped (and joined)
   // when this function returns, after the I/O loop.
   server::RetentionTask retention(app, settings.retention, [&err](const std::string& line) {
     err << "perftriage: " << line << std::endl;

@@ -1,12 +1,12 @@
 #include <ostream>
 
 #include "analyzers/flags/slow_table.hpp"
-#include "server/case_findings.hpp"
+#include "server/app/case_findings.hpp"
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http_types.hpp"
-#include "server/queries.hpp"
+#include "server/http/http_types.hpp"
+#include "server/app/queries.hpp"
 
 namespace perftriage::cli {
 

@@ -18,7 +18,7 @@
 #include "server/cli/args.hpp"
 #include "server/cli/cli_common.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http_types.hpp"
+#include "server/http/http_types.hpp"
 
 namespace perftriage::cli {
 namespace {

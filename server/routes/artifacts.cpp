@@ -6,10 +6,10 @@
 
 #include "analyzers/trace/classify.hpp"
 #include "schema/artifact_store.hpp"
-#include "server/app_context.hpp"
-#include "server/artifact_service.hpp"
-#include "server/case_findings.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/artifact_service.hpp"
+#include "server/app/case_findings.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -19,7 +19,7 @@ using nlohmann::json;
 
 constexpr const char* kCase = "/api/v1/runs/{key}/cases/{suite}/{dtype}/{mode}/{model}";
 
-schema::CaseRef case_from(const ApiRequest& req) {
+model::CaseRef case_from(const ApiRequest& req) {
   return {req.params.at(1), req.params.at(2), req.params.at(3), req.params.at(4), req.q("config")};
 }
 
@@ -74,7 +74,7 @@ ApiResponse list_artifacts(const ApiRequest& req, AppContext& app) {
   return json_response(200, body);
 }
 
-std::string artifact_source(const schema::ArtifactRecord& a) {
+std::string artifact_source(const model::ArtifactRecord& a) {
   return "artifact " + std::to_string(a.id) + " " + a.name + (a.role.empty() ? "" : " (" + a.role + ")");
 }
 
@@ -112,7 +112,7 @@ ApiResponse get_case(const ApiRequest& req, AppContext& app) {
 }
 
 // The artifact named by the path's {id}: 400 for a malformed id, 404 for an unknown one.
-Result<schema::ArtifactRecord> artifact_from_param(schema::Database& db, const std::string& param) {
+Result<model::ArtifactRecord> artifact_from_param(schema::Database& db, const std::string& param) {
   auto id = artifact_id(param);
   if (!id) return std::move(id).error();
   auto artifact = schema::get_artifact(db, *id);

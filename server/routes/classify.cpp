@@ -1,8 +1,8 @@
 // POST /api/v1/classify[?name=]: one trace or log in the body (raw, any content type, or one multipart file part);
 // answers what `perftriage classify --json FILE` prints. Nothing is stored.
 #include "analyzers/trace/classify.hpp"
-#include "server/app_context.hpp"
-#include "server/artifact_service.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/artifact_service.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

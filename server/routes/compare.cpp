@@ -4,8 +4,8 @@
 #include "analyzers/compare/case_compare.hpp"
 #include "analyzers/compare/compare_render.hpp"
 #include "schema/history_store.hpp"
-#include "server/app_context.hpp"
-#include "server/comparison.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/comparison.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

@@ -13,8 +13,8 @@
 #include <tuple>
 
 #include "schema/dashboard_queries.hpp"
-#include "server/app_context.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

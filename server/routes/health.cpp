@@ -1,5 +1,5 @@
 #include "schema/migrate.hpp"
-#include "server/app_context.hpp"
+#include "server/app/app_context.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

@@ -8,8 +8,8 @@
 #include "schema/backlog_store.hpp"
 #include "analyzers/compare/change_detection.hpp"
 #include "schema/history_store.hpp"
-#include "server/app_context.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

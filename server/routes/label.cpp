@@ -5,8 +5,8 @@
 #include "analyzers/labeler/labeler.hpp"
 #include "common/bounded_json.hpp"
 #include "schema/bot_store.hpp"
-#include "server/app_context.hpp"
-#include "server/label_evidence.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/label_evidence.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

@@ -4,9 +4,9 @@
 #include "common/bounded_json.hpp"
 #include "common/utf8.hpp"
 #include "schema/bot_store.hpp"
-#include "server/github_client.hpp"
-#include "server/app_context.hpp"
-#include "server/outbox_worker.hpp"
+#include "server/bot/github_client.hpp"
+#include "server/app/app_context.hpp"
+#include "server/bot/outbox_worker.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

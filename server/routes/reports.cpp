@@ -5,11 +5,11 @@
 #include "analyzers/compare/case_compare.hpp"
 #include "analyzers/compare/report.hpp"
 #include "schema/history_store.hpp"
-#include "server/app_context.hpp"
-#include "server/comparison.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/comparison.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
-#include "server/slow_report.hpp"
+#include "server/app/slow_report.hpp"
 
 namespace perftriage::server {
 namespace {

@@ -1,8 +1,8 @@
 // GET /api/v1/results?run=&platform=&suite=&dtype=&mode=&kind=&config=&model=&flag=&threshold=&limit=&offset=
 #include <charconv>
 
-#include "server/app_context.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

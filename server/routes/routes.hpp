@@ -1,5 +1,5 @@
 #pragma once
-#include "server/router.hpp"
+#include "server/http/router.hpp"
 
 namespace perftriage::server {
 

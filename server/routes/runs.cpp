@@ -1,6 +1,6 @@
 #include "schema/run_delete.hpp"
-#include "server/app_context.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

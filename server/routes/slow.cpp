@@ -1,9 +1,9 @@
 // GET /api/v1/slow?run=|platform=&threshold=&format=json|md|csv[&findings=1]
 // JSON cases carry the findings of the artifacts attached to them; findings=1 adds a markdown column.
 #include "analyzers/flags/slow_table.hpp"
-#include "server/app_context.hpp"
-#include "server/case_findings.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/case_findings.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

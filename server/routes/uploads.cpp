@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "ingest/archive.hpp"
-#include "server/app_context.hpp"
-#include "server/ingest_service.hpp"
-#include "server/queries.hpp"
+#include "server/app/app_context.hpp"
+#include "server/app/ingest_service.hpp"
+#include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {

@@ -1,11 +1,11 @@
-// POST /webhooks/github: verify, then hand the delivery to the webhook use case (server/webhook_service.hpp), which
+// POST /webhooks/github: verify, then hand the delivery to the webhook use case (server/bot/webhook_service.hpp), which
 // records it, writes its outbox actions and answers. GET /api/v1/webhooks/deliveries?state=: deliveries by state
 // (processing, done, quarantined), so a quarantined one is visible. Nothing here talks to GitHub.
 #include "schema/bot_store.hpp"
-#include "server/app_context.hpp"
+#include "server/app/app_context.hpp"
 #include "server/routes/routes.hpp"
-#include "server/webhook.hpp"
-#include "server/webhook_service.hpp"
+#include "server/bot/webhook.hpp"
+#include "server/bot/webhook_service.hpp"
 
 namespace perftriage::server {
 namespace {

@@ -1,4 +1,4 @@
-"""Shared helpers of the Python end-to-end scripts (tests/e2e_ops, tests/e2e_hardening, tests/e2e_crash,
+"""Shared helpers of the Python end-to-end scripts (tests/e2e/ops, tests/e2e/hardening, tests/e2e/crash,
 tests/deploy): the `perftriage serve` process, raw HTTP/1.1 requests on loopback, `perftriage token create`, the
 one-line-per-check reporting and the CSV / multipart builders. Python 3 standard library only.
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "server/http_types.hpp"
-#include "server/router.hpp"
+#include "server/http/http_types.hpp"
+#include "server/http/router.hpp"
 
 namespace perftriage::testing {
 

@@ -27,7 +27,7 @@ constexpr const char* TB = "torchbench";
 // G  hf  3.0 @ 10 ms, accuracy pass         3.0 @ 10 ms, fail_accuracy                          new_failed
 // H  tb  0.8 @ 10 ms (eager 8)              1.6 @ 5 ms (eager 8)            2 / 1               improvement
 // I  tb  1.25 @ 8 ms (eager 10)             0.625 @ 16 ms (eager 10)        0.5 / 1             regression (red)
-std::vector<schema::ResultRecord> base_run() {
+std::vector<model::ResultRecord> base_run() {
   return {perf(HF, "bfloat16", "inference", "ModelA", 2.0, 10, 40),
           perf(HF, "bfloat16", "inference", "ModelB", 0.5, 40, 30),
           perf(HF, "bfloat16", "inference", "ModelC", 1.5, 20, 10),
@@ -39,7 +39,7 @@ std::vector<schema::ResultRecord> base_run() {
           perf(TB, "float32", "training", "tb_b", 1.25, 8)};
 }
 
-std::vector<schema::ResultRecord> target_run() {
+std::vector<model::ResultRecord> target_run() {
   return {perf(HF, "bfloat16", "inference", "ModelA", 2.0, 10, 50),
           perf(HF, "bfloat16", "inference", "ModelB", 0.4, 50, 30),
           perf(HF, "bfloat16", "inference", "ModelC", 1.0, 20),  // compile latency measured on one side only

@@ -10,10 +10,10 @@
 
 namespace perftriage::analyzers::compare::test {
 
-inline schema::ResultRecord perf(const std::string& suite, const std::string& dtype, const std::string& mode,
+inline model::ResultRecord perf(const std::string& suite, const std::string& dtype, const std::string& mode,
                                  const std::string& model, double speedup, double compiled_ms,
                                  std::optional<double> compile_s = {}, std::optional<double> peak_mem_gb = {}) {
-  schema::ResultRecord r;
+  model::ResultRecord r;
   r.suite = suite;
   r.dtype = dtype;
   r.mode = mode;
@@ -31,9 +31,9 @@ inline schema::ResultRecord perf(const std::string& suite, const std::string& dt
   return r;
 }
 
-inline schema::ResultRecord acc(const std::string& suite, const std::string& dtype, const std::string& mode,
+inline model::ResultRecord acc(const std::string& suite, const std::string& dtype, const std::string& mode,
                                 const std::string& model, const std::string& status) {
-  schema::ResultRecord r;
+  model::ResultRecord r;
   r.suite = suite;
   r.dtype = dtype;
   r.mode = mode;

@@ -9,8 +9,8 @@ namespace {
 
 using test::perf;
 
-schema::RunRecord run(const std::string& key, const std::string& torch, std::vector<std::string> tags = {}) {
-  schema::RunRecord r;
+model::RunRecord run(const std::string& key, const std::string& torch, std::vector<std::string> tags = {}) {
+  model::RunRecord r;
   r.id = 1;
   r.meta.key = key;
   r.meta.platform = "BMG";
@@ -88,14 +88,14 @@ TEST(Report, RegressionTitleUsesReleasesOrKeys) {
 }
 
 TEST(Report, RegressionReportGroupsIntoCategories) {
-  const std::vector<schema::ResultRecord> base = {
+  const std::vector<model::ResultRecord> base = {
       perf("huggingface", "bfloat16", "inference", "BertForMaskedLM", 1.5, 10),
       perf("huggingface", "float16", "inference", "BertForMaskedLM", 1.5, 10),
       perf("huggingface", "bfloat16", "inference", "BertForQuestionAnswering", 1.5, 10),
       perf("timm_models", "float32", "training", "resnet50", 1.2, 10),
       perf("timm_models", "float32", "training", "vit_base", 1.2, 10),
   };
-  const std::vector<schema::ResultRecord> target = {
+  const std::vector<model::ResultRecord> target = {
       perf("huggingface", "bfloat16", "inference", "BertForMaskedLM", 1.0, 15),  // compiled 10 -> 15: 0.667 red
       perf("huggingface", "float16", "inference", "BertForMaskedLM", 1.2, 12),   // 0.833, eager 15 -> 14.4
       perf("huggingface", "bfloat16", "inference", "BertForQuestionAnswering", 1.5, 11.5),  // both paths 0.870

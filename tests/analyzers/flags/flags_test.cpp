@@ -59,7 +59,7 @@ TEST(Flags, CountsPerFile) {
 }
 
 TEST(SlowTable, MarkdownEscapesPipesAndKeepsSpeedupText) {
-  schema::ResultRecord r;
+  model::ResultRecord r;
   r.suite = "huggingface";
   r.dtype = "bfloat16";
   r.mode = "inference";
@@ -79,7 +79,7 @@ TEST(SlowTable, MarkdownEscapesPipesAndKeepsSpeedupText) {
 }
 
 TEST(SlowTable, SortsBySuiteDtypeModeThenWorstFirst) {
-  std::vector<schema::ResultRecord> rows(3);
+  std::vector<model::ResultRecord> rows(3);
   rows[0].suite = "torchbench", rows[0].speedup = 0.5;
   rows[1].suite = "huggingface", rows[1].speedup = 0.9, rows[1].model = "b";
   rows[2].suite = "huggingface", rows[2].speedup = 0.7, rows[2].model = "a";

@@ -1,0 +1,436 @@
+#include "server/app/ingest_service.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+
+#include "analyzers/flags/flags.hpp"
+#include "common/bounded_json.hpp"
+#include "ingest/artifact_path.hpp"
+#include "ingest/benchmark_csv.hpp"
+#include "ingest/reference_csv.hpp"
+#include "schema/backlog_store.hpp"
+#include "schema/blob_codec.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+
+// A file recognised and validated, not yet stored. Result rows are not kept: only where each kept row is in the
+// bytes (ingest::ScannedResults); store_file() reads them again while inserting them.
+struct PreparedFile {
+  ingest::InputFile input;
+  std::string sha256;
+  std::string compressed;  // the bytes as stored (zlib)
+  ingest::Axes axes;
+  std::string format;
+  std::string header;
+  ingest::ScannedResults results;     // when format is performance / accuracy
+  ingest::ParsedReference reference;  // when format is reference:*
+  bool is_reference = false;
+};
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+std::string default_run_key(const std::string& platform) {
+  std::string stamp = schema::now_iso8601();  // 2026-11-29T15:49:45Z -> 20261129T154945Z
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
+  std::string key = platform;
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+  return key + "-" + stamp;
+}
+
+Result<std::vector<ingest::InputFile>> expand_archives(std::vector<ingest::InputFile> files,
+                                                       const ingest::UnpackLimits& limits) {
+  std::vector<ingest::InputFile> out;
+  for (auto& f : files) {
+    if (ingest::detect_archive(f.data()) == ingest::ArchiveType::none) {
+      out.push_back(std::move(f));
+      continue;
+    }
+    auto members = ingest::unpack_archive(f.data(), f.path, limits);
+    if (!members) return std::move(members).error();
+    for (auto& m : *members) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::string first_line(std::string_view bytes) {
+  std::size_t start = 0;
+  while (start < bytes.size()) {
+    auto end = bytes.find('\n', start);
+    if (end == std::string_view::npos) end = bytes.size();
+    std::string_view line = bytes.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) return std::string(line.substr(0, 2000));
+    start = end + 1;
+  }
+  return {};
+}
+
+Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta, const ingest::CsvLimits& csv_limits) {
+  PreparedFile p;
+  const std::string_view bytes = file.data();
+  p.sha256 = schema::sha256_hex(bytes);
+  p.compressed = schema::deflate_bytes(bytes);
+  p.header = first_line(bytes);
+  if (bytes.empty()) {
+    return make_error(ErrorKind::invalid_input, "empty_file", "file is empty", file.path, 0);
+  }
+  p.axes = meta.axes;
+  ingest::fill_missing(p.axes, ingest::axes_from_path(file.path));
+  switch (ingest::sniff_csv(bytes, csv_limits)) {
+    case ingest::CsvFlavor::results: {
+      auto scanned = ingest::scan_results_csv(bytes, file.path, csv_limits);
+      if (!scanned) return std::move(scanned).error();
+      p.results = std::move(*scanned);
+      const std::string& kind = p.results.summary.kind;
+      if (!meta.axes.kind.empty() && meta.axes.kind != kind) {
+        return make_error(ErrorKind::invalid_input, "kind_mismatch",
+                          "the upload says kind=" + meta.axes.kind + " but the header is a " + kind + " header",
+                          file.path, 1);
+      }
+      p.axes.kind = kind;  // the header is the truth; a path saying otherwise loses
+      ingest::fill_missing(p.axes, p.results.summary.content_axes);
+      if (p.axes.device.empty() && !p.results.rows.empty()) {  // the first kept row's dev
+        PT_TRY(ingest::for_each_result_row(p.results, bytes, file.path, [&](const ingest::ResultRow& row) {
+          p.axes.device = row.dev;
+          return false;
+        }));
+      }
+      p.format = kind;
+      std::vector<std::string> missing;
+      if (p.axes.suite.empty()) missing.emplace_back("suite");
+      if (p.axes.dtype.empty()) missing.emplace_back("dtype");
+      if (p.axes.mode.empty()) missing.emplace_back("mode");
+      if (!missing.empty()) {
+        return make_error(ErrorKind::invalid_input, "unknown_axes",
+                          "cannot determine " + join(missing, ", ") +
+                              " from the path or the content; pass them explicitly (suite, dtype, mode)",
+                          file.path, 0, missing.front());
+      }
+      break;
+    }
+    case ingest::CsvFlavor::reference: {
+      auto parsed = ingest::parse_reference_csv(bytes, file.path, p.axes, csv_limits);
+      if (!parsed) return std::move(parsed).error();
+      p.reference = std::move(*parsed);
+      p.is_reference = true;
+      p.format = "reference:" + p.reference.format;
+      p.axes.kind = "reference";
+      break;
+    }
+    case ingest::CsvFlavor::unknown:
+      return make_error(ErrorKind::invalid_input, "no_header",
+                        "no recognizable benchmark or reference header (expected columns such as "
+                        "dev,name,batch_size,speedup or name,accuracy); first line: '" +
+                            p.header.substr(0, 120) + "'",
+                        file.path, 1);
+  }
+  p.input = std::move(file);
+  return p;
+}
+
+Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> files, const UploadMeta& meta,
+                                              const ingest::CsvLimits& csv_limits) {
+  const std::size_t n = files.size();
+  std::vector<std::optional<Result<PreparedFile>>> results(n);
+  const std::size_t workers = std::min<std::size_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) results[i].emplace(prepare(std::move(files[i]), meta, csv_limits));
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  std::vector<PreparedFile> out;
+  out.reserve(n);
+  for (auto& r : results) {
+    if (!*r) return std::move(*r).error();
+    out.push_back(std::move(**r));
+  }
+  return out;
+}
+
+// Reads the kept rows of a result file again and hands each, with its flags, to `sink` (which may store it).
+Result<analyzers::FlagCounts> judge_rows(const PreparedFile& p, const UploadMeta& meta,
+                                         const std::function<Result<void>(const ingest::ResultRow&,
+                                                                          const analyzers::RowVerdict&)>& sink) {
+  analyzers::FlagCounts counts;
+  std::optional<Error> failure;
+  PT_TRY(ingest::for_each_result_row(p.results, p.input.data(), p.input.path, [&](const ingest::ResultRow& row) {
+    const auto v = analyzers::judge_row(row, p.results.summary.kind, meta.threshold);
+    counts.add(v);
+    if (!sink) return true;
+    auto stored = sink(row, v);
+    if (stored) return true;
+    failure = std::move(stored).error();
+    return false;
+  }));
+  if (failure) return std::move(*failure);
+  return counts;
+}
+
+void set_counts(FileSummary& s, const analyzers::FlagCounts& counts) {
+  s.rows = counts.rows;
+  s.slow = counts.slow;
+  s.failed = counts.failed;
+  s.accuracy_failed = counts.accuracy_failed;
+  s.invalid = counts.invalid;
+}
+
+Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
+                               const UploadMeta& meta) {
+  FileSummary s;
+  s.path = p.input.path;
+  s.format = p.format;
+  s.suite = p.axes.suite;
+  s.dtype = p.axes.dtype;
+  s.mode = p.axes.mode;
+  s.kind = p.axes.kind;
+  s.device = p.axes.device;
+  s.config = p.axes.config;
+  if (p.is_reference) {
+    s.expectations = static_cast<std::int64_t>(p.reference.rows.size());
+  } else {
+    s.duplicates_dropped = p.results.summary.duplicates_dropped;
+    s.warnings = p.results.summary.warnings;
+  }
+
+  auto live = store.live_file(run_id, p.input.path);
+  if (!live) return std::move(live).error();
+  if (*live && (*live)->sha256 == p.sha256) {
+    s.status = "duplicate";
+    if (!p.is_reference) {
+      auto counts = judge_rows(p, meta, nullptr);
+      if (!counts) return std::move(counts).error();
+      set_counts(s, *counts);
+    }
+    return s;
+  }
+  if (*live && !meta.replace) {
+    return make_error(ErrorKind::conflict, "file_exists",
+                      "run already has different bytes for this path (sha256 " + (*live)->sha256.substr(0, 12) +
+                          "...); upload with replace=true to supersede it",
+                      p.input.path);
+  }
+
+  schema::NewFile nf{p.input.path, p.format, p.axes, p.input.data(), p.sha256, p.header,
+                     static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
+                     p.results.summary.duplicates_dropped, p.compressed};
+  auto file_id = *live ? store.replace_file(run_id, (*live)->id, nf) : store.insert_file(run_id, nf);
+  if (!file_id) return std::move(file_id).error();
+  s.status = *live ? "replaced" : "stored";
+  if (p.is_reference) {
+    PT_TRY(store.insert_expectations(run_id, *file_id, p.reference.rows));
+  } else {
+    auto writer = schema::ResultWriter::open(store, run_id, *file_id, p.axes);
+    if (!writer) return std::move(writer).error();
+    auto counts = judge_rows(p, meta, [&](const ingest::ResultRow& row, const analyzers::RowVerdict& v) {
+      return writer->add(row, model::RowFlags{v.failed, v.accuracy_failed, v.invalid});
+    });
+    if (!counts) return std::move(counts).error();
+    set_counts(s, *counts);
+    if (p.results.summary.kind == "performance") s.stored_file_id = *file_id;
+  }
+  return s;
+}
+
+}  // namespace
+
+bool IngestSummary::stored_anything() const {
+  return std::any_of(files.begin(), files.end(), [](const FileSummary& f) { return f.status != "duplicate"; });
+}
+
+Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
+  // Bounded like every untrusted JSON (depth 64, 1 MiB): the environment is copied and dumped, which recurses.
+  auto parsed = parse_bounded_json(json_text, "upload meta");
+  if (!parsed) {
+    auto e = std::move(parsed).error();
+    e.file = "meta";
+    return e;
+  }
+  const json& j = *parsed;
+  if (!j.is_object()) {
+    return make_error(ErrorKind::invalid_input, "bad_meta", "the meta part must be a JSON object", "meta");
+  }
+  auto str = [&](const char* key, std::string& into) -> Result<void> {
+    if (!j.contains(key)) return {};
+    if (!j[key].is_string()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", std::string("meta.") + key + " must be a string", "meta",
+                        0, key);
+    }
+    into = j[key].get<std::string>();
+    return {};
+  };
+  PT_TRY(str("run", meta.run));
+  PT_TRY(str("platform", meta.platform));
+  PT_TRY(str("device", meta.device));
+  PT_TRY(str("torch_version", meta.torch_version));
+  PT_TRY(str("commit", meta.commit));
+  PT_TRY(str("created_at", meta.created_at));
+  PT_TRY(str("suite", meta.axes.suite));
+  PT_TRY(str("dtype", meta.axes.dtype));
+  PT_TRY(str("mode", meta.axes.mode));
+  PT_TRY(str("kind", meta.axes.kind));
+  PT_TRY(str("config", meta.axes.config));
+  if (j.contains("tags")) {
+    if (!j["tags"].is_array()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", "meta.tags must be an array of strings", "meta", 0,
+                        "tags");
+    }
+    for (const auto& t : j["tags"]) {
+      if (t.is_string()) meta.tags.push_back(t.get<std::string>());
+    }
+  }
+  if (j.contains("environment")) {
+    if (!j["environment"].is_object()) {
+      return make_error(ErrorKind::invalid_input, "bad_meta", "meta.environment must be an object", "meta", 0,
+                        "environment");
+    }
+    meta.environment_json = j["environment"].dump();
+  }
+  if (j.contains("replace") && j["replace"].is_boolean()) meta.replace = j["replace"].get<bool>();
+  return {};
+}
+
+namespace {
+
+// The whole upload; `files` and everything derived from it are freed when it returns.
+Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta_in, std::vector<ingest::InputFile> files,
+                                    const ingest::UnpackLimits& limits, const ingest::CsvLimits& csv_limits,
+                                    std::size_t& upload_bytes) {
+  for (const auto& f : files) upload_bytes += f.data().size();
+  UploadMeta meta = meta_in;
+  meta.axes.suite = ingest::normalize_suite(meta.axes.suite);
+  meta.axes.dtype = ingest::normalize_dtype(meta.axes.dtype);
+  meta.axes.mode = ingest::normalize_mode(meta.axes.mode);
+  meta.axes.kind = ingest::normalize_kind(meta.axes.kind);
+  if (meta.platform.empty()) {
+    return make_error(ErrorKind::invalid_input, "missing_platform",
+                      "the platform (BMG, PVC, A100, ...) is required: the files do not say it", {}, 0, "platform");
+  }
+  if (files.empty()) return make_error(ErrorKind::invalid_input, "empty_upload", "the upload holds no file");
+  auto expanded = expand_archives(std::move(files), limits);
+  if (!expanded) return std::move(expanded).error();
+
+  std::size_t expanded_bytes = 0;
+  std::unordered_set<std::string_view> paths;
+  paths.reserve(expanded->size());
+  for (const auto& f : *expanded) {
+    expanded_bytes += f.data().size();
+    if (!paths.insert(f.path).second) {
+      return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice", f.path);
+    }
+  }
+  upload_bytes = std::max(upload_bytes, expanded_bytes);
+  // Parsing, hashing and compressing are independent per file: spread them over the cores (the
+  // transaction below is serial anyway). The first error in upload order wins, as in a serial loop.
+  auto prepared = prepare_all(std::move(*expanded), meta, csv_limits);
+  if (!prepared) return std::move(prepared).error();
+
+  IngestSummary summary;
+  summary.run = meta.run.empty() ? default_run_key(meta.platform) : meta.run;
+  model::RunMeta run_meta{summary.run,     meta.platform,   meta.device, meta.torch_version,
+                           meta.commit,     meta.created_at, meta.tags,   meta.environment_json};
+  if (run_meta.device.empty() && !prepared->empty()) run_meta.device = prepared->front().axes.device;
+
+  auto tx = schema::Transaction::begin(store.db());
+  if (!tx) return std::move(tx).error();
+  auto run_id = store.ensure_run(run_meta);
+  if (!run_id) return std::move(run_id).error();
+  for (const auto& p : *prepared) {
+    auto s = store_file(store, *run_id, p, meta);
+    if (!s) return std::move(s).error();  // the transaction rolls back: nothing of this upload stays
+    summary.files.push_back(std::move(*s));
+  }
+  PT_TRY(store.refresh_run_flags(*run_id));
+  std::vector<std::int64_t> performance_files;
+  for (const auto& f : summary.files) {
+    if (f.stored_file_id) performance_files.push_back(f.stored_file_id);
+  }
+  PT_TRY(schema::update_backlog(store.db(), *run_id, performance_files));
+  PT_TRY(tx->commit());
+  return summary;
+}
+
+}  // namespace
+
+Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta, std::vector<ingest::InputFile> files,
+                                   const ingest::UnpackLimits& limits, const ingest::CsvLimits& csv_limits) {
+  std::size_t upload_bytes = 0;
+  auto summary = ingest_upload(store, meta, std::move(files), limits, csv_limits, upload_bytes);
+  // The upload's buffers are freed by now; glibc keeps freed heap (and the parse threads' arenas) for reuse,
+  // which after a large upload would leave the process hundreds of MB bigger. Hand it back.
+#if defined(__GLIBC__)
+  if (upload_bytes > kTrimAfterBytes) malloc_trim(0);
+#endif
+  return summary;
+}
+
+namespace {
+
+json warnings_json(const FileSummary& f, bool with_file) {
+  json out = json::array();
+  for (const auto& w : f.warnings) {
+    json j = {{"code", w.code}, {"message", w.message}, {"rows", w.rows}, {"cells", w.cells}, {"line", w.first_line}};
+    if (with_file) j["file"] = f.path;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+json to_json(const IngestSummary& summary) {
+  json files = json::array();
+  json warnings = json::array();
+  for (const auto& f : summary.files) {
+    files.push_back({{"path", f.path},
+                     {"format", f.format},
+                     {"suite", f.suite},
+                     {"dtype", f.dtype},
+                     {"mode", f.mode},
+                     {"kind", f.kind},
+                     {"device", f.device},
+                     {"config", f.config},
+                     {"rows", f.rows},
+                     {"slow", f.slow},
+                     {"failed", f.failed},
+                     {"accuracy_failed", f.accuracy_failed},
+                     {"duplicates_dropped", f.duplicates_dropped},
+                     {"expectations", f.expectations},
+                     {"invalid", f.invalid},
+                     {"status", f.status},
+                     {"warnings", warnings_json(f, false)}});
+    for (auto& w : warnings_json(f, true)) warnings.push_back(std::move(w));
+  }
+  return {{"run", summary.run}, {"files", files}, {"errors", json::array()}, {"warnings", warnings}};
+}
+
+json to_json(const Error& error) {
+  json e = {{"code", error.code}, {"message", error.message}};
+  e["file"] = error.file.empty() ? json() : json(error.file);
+  e["line"] = error.line > 0 ? json(error.line) : json();
+  e["column"] = error.column.empty() ? json() : json(error.column);
+  return e;
+}
+
+}  // namespace perftriage::server

@@ -1,0 +1,405 @@
+#include "server/app/observability.hpp"
+
+// Metrics: one prometheus-cpp Registry for what is counted as requests are served (counters and histograms are
+// atomic; the per-label-set references are cached so a request costs one short lock and no label validation), and a
+// Registry built per scrape for what lives in the database (outbox and delivery states, runs, file sizes), so a state
+// that emptied reads 0 instead of a stale value. Label values come from bounded sets only: route PATTERNS (never the
+// raw path), known methods (else "other"), status codes, error codes our own code chose.
+#include <strings.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include "schema/sqlite.hpp"
+#include "server/app/app_context.hpp"
+
+#ifndef PERFTRIAGE_VERSION
+#define PERFTRIAGE_VERSION "unknown"
+#endif
+
+namespace perftriage::server {
+namespace {
+
+using prometheus::Counter;
+using prometheus::Family;
+using prometheus::Gauge;
+using prometheus::Histogram;
+
+// 1 ms .. 60 s: dashboard reads are a few ms, uploads of a nightly archive tens of seconds.
+const Histogram::BucketBoundaries& duration_buckets() {
+  static const Histogram::BucketBoundaries b{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                             0.5,   1,      2.5,   5,    10,    20,   30,   60};
+  return b;
+}
+
+// Methods outside this set (Beast accepts any token) would let a client mint label values.
+std::string_view bounded_method(std::string_view m) {
+  static constexpr std::array<std::string_view, 7> kKnown{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"};
+  for (auto k : kKnown)
+    if (k == m) return k;
+  return "other";
+}
+
+// Label values that come from code (error codes, reasons, outcomes) are short identifiers; anything else is folded.
+std::string bounded_token(std::string_view v) {
+  if (v.empty() || v.size() > 64) return "other";
+  for (unsigned char c : v)
+    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.')) return "other";
+  return std::string(v);
+}
+
+std::string iso_utc_ms(std::chrono::system_clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+}
+
+std::int64_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<std::int64_t>(n);
+}
+
+double resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long long pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+double open_fds() {
+  std::error_code ec;
+  double n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return n;
+}
+
+}  // namespace
+
+struct Observability::Impl {
+  explicit Impl(bool log_enabled)
+      : registry(std::make_shared<prometheus::Registry>()),
+        requests(prometheus::BuildCounter()
+                     .Name("perftriage_http_requests_total")
+                     .Help("HTTP requests answered, by route pattern, method and status")
+                     .Register(*registry)),
+        durations(prometheus::BuildHistogram()
+                      .Name("perftriage_http_request_duration_seconds")
+                      .Help("From the first byte of the request header to the last byte of the response written")
+                      .Register(*registry)),
+        bytes_in(prometheus::BuildCounter()
+                     .Name("perftriage_http_request_bytes_total")
+                     .Help("Request body bytes received, by route pattern")
+                     .Register(*registry)),
+        bytes_out(prometheus::BuildCounter()
+                      .Name("perftriage_http_response_bytes_total")
+                      .Help("Response body bytes sent, by route pattern")
+                      .Register(*registry)),
+        open_connections(prometheus::BuildGauge()
+                             .Name("perftriage_open_connections")
+                             .Help("Client connections open now")
+                             .Register(*registry)
+                             .Add({})),
+        refused_connections(prometheus::BuildCounter()
+                                .Name("perftriage_connections_refused_total")
+                                .Help("Connections refused or cut off, by reason (connection cap, timeouts)")
+                                .Register(*registry)),
+        rows(prometheus::BuildCounter()
+                 .Name("perftriage_rows_ingested_total")
+                 .Help("Result rows stored by uploads (duplicate files count nothing)")
+                 .Register(*registry)
+                 .Add({})),
+        uploads_refused(prometheus::BuildCounter()
+                            .Name("perftriage_uploads_refused_total")
+                            .Help("Uploads refused, by error code")
+                            .Register(*registry)),
+        webhooks(prometheus::BuildCounter()
+                     .Name("perftriage_webhook_deliveries_total")
+                     .Help("GitHub webhook deliveries received, by event and outcome")
+                     .Register(*registry)),
+        cache(prometheus::BuildCounter()
+                  .Name("perftriage_cache_lookups_total")
+                  .Help("In-memory cache lookups, by cache and result (hit, miss)")
+                  .Register(*registry)),
+        build_info(prometheus::BuildGauge()
+                       .Name("perftriage_build_info")
+                       .Help("Always 1; the version of the running binary")
+                       .Register(*registry)),
+        start_time(prometheus::BuildGauge()
+                       .Name("process_start_time_seconds")
+                       .Help("Start time of the process since the Unix epoch, in seconds")
+                       .Register(*registry)
+                       .Add({})),
+        access_log(log_enabled) {
+    build_info.Add({{"version", PERFTRIAGE_VERSION}}).Set(1);
+    start_time.Set(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+    // The label sets known in advance exist from the start (at 0), so rate() and alerts see them before the first
+    // event.
+    for (const char* c : {"dashboard"})
+      for (const char* r : {"hit", "miss"}) cache.Add({{"cache", c}, {"result", r}});
+    for (const char* r : {"connection_cap", "header_timeout", "body_timeout", "idle_timeout", "write_timeout"})
+      refused_connections.Add({{"reason", r}});
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    logger = std::make_shared<spdlog::logger>("access", std::move(sink));  // not registered: one per instance
+    logger->set_pattern("%v");
+    logger->set_level(spdlog::level::info);
+    logger->flush_on(spdlog::level::info);
+  }
+
+  Counter& request_counter(std::string_view route, std::string_view method, unsigned status) {
+    std::string key = fmt::format("{}\n{}\n{}", route, method, status);
+    std::lock_guard lock(mutex);
+    auto it = request_series.find(key);
+    if (it != request_series.end()) return *it->second;
+    Counter& c = requests.Add(
+        {{"route", std::string(route)}, {"method", std::string(method)}, {"status", std::to_string(status)}});
+    request_series.emplace(std::move(key), &c);
+    return c;
+  }
+
+  struct PerRoute {  // {route, method} and {route}
+    Histogram* duration;
+    Counter* in;
+    Counter* out;
+  };
+  PerRoute route_series(std::string_view route, std::string_view method) {
+    std::string key = fmt::format("{}\n{}", route, method);
+    std::lock_guard lock(mutex);
+    auto it = route_cache.find(key);
+    if (it != route_cache.end()) return it->second;
+    PerRoute p{&durations.Add({{"route", std::string(route)}, {"method", std::string(method)}}, duration_buckets()),
+               &bytes_in.Add({{"route", std::string(route)}}), &bytes_out.Add({{"route", std::string(route)}})};
+    route_cache.emplace(std::move(key), p);
+    return p;
+  }
+
+  std::shared_ptr<prometheus::Registry> registry;
+  Family<Counter>& requests;
+  Family<Histogram>& durations;
+  Family<Counter>& bytes_in;
+  Family<Counter>& bytes_out;
+  Gauge& open_connections;
+  Family<Counter>& refused_connections;
+  Counter& rows;
+  Family<Counter>& uploads_refused;
+  Family<Counter>& webhooks;
+  Family<Counter>& cache;
+  Family<Gauge>& build_info;
+  Gauge& start_time;
+  std::atomic<bool> access_log;
+  std::shared_ptr<spdlog::logger> logger;
+  std::mutex mutex;
+  std::unordered_map<std::string, Counter*> request_series;  // {route, method, status}
+  std::unordered_map<std::string, PerRoute> route_cache;
+};
+
+Observability::Observability(bool access_log) : impl_(std::make_unique<Impl>(access_log)) {}
+Observability::~Observability() = default;
+
+void Observability::set_access_log(bool enabled) { impl_->access_log.store(enabled, std::memory_order_relaxed); }
+
+void Observability::request_done(const RequestRecord& r) {
+  const std::string_view method = bounded_method(r.method);
+  const std::string& route = r.route.empty() ? std::string("unmatched") : r.route;
+  impl_->request_counter(route, method, r.status).Increment();
+  auto series = impl_->route_series(route, method);
+  series.duration->Observe(r.seconds);
+  series.in->Increment(static_cast<double>(r.bytes_in));
+  series.out->Increment(static_cast<double>(r.bytes_out));
+  if (!impl_->access_log.load(std::memory_order_relaxed)) return;
+  nlohmann::json line = {
+      {"time", iso_utc_ms(std::chrono::system_clock::now())},
+      {"request_id", r.request_id},
+      {"method", r.method},
+      {"route", route},
+      {"path", r.target},
+      {"status", r.status},
+      {"bytes_in", r.bytes_in},
+      {"bytes_out", r.bytes_out},
+      {"duration_ms", std::round(r.seconds * 1e6) / 1e3},
+      {"token", r.token_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.token_name)},
+      {"remote", r.remote},
+  };
+  try {
+    impl_->logger->info(dump_json(line));  // dump_json: invalid UTF-8 in a path never throws
+  } catch (...) {  // a full disk or a closed stderr must not fail the request
+  }
+}
+
+void Observability::connection_opened() { impl_->open_connections.Increment(); }
+void Observability::connection_closed() { impl_->open_connections.Decrement(); }
+void Observability::connection_refused(std::string_view reason) {
+  impl_->refused_connections.Add({{"reason", bounded_token(reason)}}).Increment();
+}
+void Observability::rows_ingested(std::int64_t n) {
+  if (n > 0) impl_->rows.Increment(static_cast<double>(n));
+}
+void Observability::upload_refused(std::string_view reason) {
+  impl_->uploads_refused.Add({{"reason", bounded_token(reason)}}).Increment();
+}
+void Observability::webhook_delivery(std::string_view event, std::string_view outcome) {
+  static constexpr std::array<std::string_view, 3> kEvents{"issues", "issue_comment", "ping"};
+  std::string ev = "other";
+  for (auto k : kEvents)
+    if (k == event) ev = std::string(k);
+  impl_->webhooks.Add({{"event", ev}, {"outcome", bounded_token(outcome)}}).Increment();
+}
+void Observability::cache_lookup(std::string_view cache, bool hit) {
+  impl_->cache.Add({{"cache", bounded_token(cache)}, {"result", hit ? "hit" : "miss"}}).Increment();
+}
+
+std::string Observability::render(AppContext& app) {
+  auto families = impl_->registry->Collect();
+
+  // Read now: the database's own state and the process's.
+  prometheus::Registry now;
+  auto& process_rss = prometheus::BuildGauge()
+                          .Name("process_resident_memory_bytes")
+                          .Help("Resident memory size in bytes")
+                          .Register(now)
+                          .Add({});
+  process_rss.Set(resident_bytes());
+  prometheus::BuildGauge().Name("process_open_fds").Help("Open file descriptors").Register(now).Add({}).Set(
+      open_fds());
+  auto& db_bytes = prometheus::BuildGauge()
+                      .Name("perftriage_database_bytes")
+                      .Help("Size of the SQLite database file (settings db_path)")
+                      .Register(now)
+                      .Add({});
+  auto& wal_bytes = prometheus::BuildGauge()
+                       .Name("perftriage_wal_bytes")
+                       .Help("Size of the SQLite write-ahead log (db_path-wal); checkpoints shrink it")
+                       .Register(now)
+                       .Add({});
+  auto& outbox = prometheus::BuildGauge()
+                     .Name("perftriage_outbox_actions")
+                     .Help("GitHub actions in the bot's outbox, by state (failed = gave up after max_attempts)")
+                     .Register(now);
+  auto& deliveries = prometheus::BuildGauge()
+                         .Name("perftriage_webhook_deliveries")
+                         .Help("Recorded webhook deliveries, by state")
+                         .Register(now);
+  auto& runs = prometheus::BuildGauge().Name("perftriage_runs").Help("Stored runs").Register(now);
+  auto& db_up = prometheus::BuildGauge()
+                    .Name("perftriage_database_up")
+                    .Help("1 when the gauges read from the database at this scrape are current, 0 when it failed")
+                    .Register(now)
+                    .Add({});
+  std::map<std::string, double> outbox_states{{"pending", 0}, {"sent", 0}, {"failed", 0}, {"dry_run", 0}};
+  std::map<std::string, double> delivery_states{{"processing", 0}, {"done", 0}, {"quarantined", 0}};
+  double run_count = 0;
+  auto read = [&]() -> Result<void> {
+    auto store = app.store();
+    if (!store) return std::move(store).error();
+    auto& db = (*store)->db();
+    auto count_by = [&](std::string_view sql, std::map<std::string, double>& into) -> Result<void> {
+      auto st = schema::Statement::prepare(db, sql);
+      if (!st) return std::move(st).error();
+      for (;;) {
+        auto row = st->step();
+        if (!row) return std::move(row).error();
+        if (!*row) break;
+        into[bounded_token(st->text(0))] = static_cast<double>(st->int64(1));
+      }
+      return {};
+    };
+    PT_TRY(count_by("SELECT state, count(*) FROM outbox GROUP BY state", outbox_states));
+    PT_TRY(count_by("SELECT state, count(*) FROM webhook_deliveries GROUP BY state", delivery_states));
+    auto st = schema::Statement::prepare(db, "SELECT count(*) FROM runs");
+    if (!st) return std::move(st).error();
+    auto row = st->step();
+    if (!row) return std::move(row).error();
+    run_count = static_cast<double>(st->int64(0));
+    return {};
+  };
+  auto ok = read();
+  // After the read: the first scrape may be what created the database.
+  const auto& db_path = app.settings().db_path;
+  db_bytes.Set(static_cast<double>(file_size_or_zero(db_path)));
+  wal_bytes.Set(static_cast<double>(file_size_or_zero(db_path + "-wal")));
+  db_up.Set(ok ? 1 : 0);
+  if (ok) {
+    for (const auto& [state, n] : outbox_states) outbox.Add({{"state", state}}).Set(n);
+    for (const auto& [state, n] : delivery_states) deliveries.Add({{"state", state}}).Set(n);
+    runs.Add({}).Set(run_count);
+  } else {
+    std::cerr << "perftriage: /metrics could not read the database: " << ok.error().message << "\n";
+  }
+  auto more = now.Collect();
+  families.insert(families.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, families);
+  return std::move(out).str();
+}
+
+namespace {
+
+bool well_formed_request_id(std::string_view id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (unsigned char c : id)
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string request_id_for(const ApiRequest& head) {
+  std::string sent = head.header("x-request-id");
+  if (well_formed_request_id(sent)) return sent;
+  // 128 random bits as 32 hex digits; one generator per thread, seeded once from the system.
+  thread_local std::mt19937_64 rng{[] {
+    std::random_device rd;
+    std::seed_seq seq{rd(), rd(), rd(), rd()};
+    return std::mt19937_64(seq);
+  }()};
+  return fmt::format("{:016x}{:016x}", rng(), rng());
+}
+
+void stamp_response(ApiResponse& response, std::string_view request_id) {
+  if (request_id.empty()) return;
+  bool has_header = false;
+  for (auto& [name, value] : response.headers) {
+    if (name.size() == 12 && strcasecmp(name.c_str(), "x-request-id") == 0) {
+      value = std::string(request_id);
+      has_header = true;
+    }
+  }
+  if (!has_header) response.headers.emplace_back("X-Request-Id", std::string(request_id));
+  // Only error answers are parsed, and only small JSON ones ({"error": {...}} from error_response()).
+  if (response.status < 400 || response.body.empty() || response.body.size() > (1u << 20)) return;
+  if (response.content_type.rfind("application/json", 0) != 0) return;
+  auto j = nlohmann::json::parse(response.body, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return;
+  auto it = j.find("error");
+  if (it == j.end() || !it->is_object()) return;
+  (*it)["request_id"] = std::string(request_id);
+  response.body = dump_json(j);
+}
+
+}  // namespace perftriage::server

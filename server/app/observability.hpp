@@ -1,0 +1,58 @@
+#pragma once
+// Metrics (Prometheus text format at GET /metrics) and the JSON access log (one line per request on stderr), issue 11.
+// The transport reports every request here; services report what they count (rows ingested, refused uploads,
+// webhook deliveries). Gauges that live in the database (outbox depth, database and WAL size) are read at scrape time.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/http/http_types.hpp"
+
+namespace perftriage::server {
+
+class AppContext;
+
+struct RequestRecord {
+  std::string request_id;
+  std::string method;
+  std::string route;       // the route's pattern ("/api/v1/runs/{key}"); "unmatched" when no route matched
+  std::string target;      // the path as requested (no query: queries may carry secrets)
+  unsigned status = 0;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  double seconds = 0;      // from the first byte of the header to the last byte of the response written
+  std::string token_name;  // never the token itself
+  std::string remote;      // peer address
+};
+
+class Observability {
+ public:
+  explicit Observability(bool access_log = true);  // access_log: settings `[server] access_log`
+  ~Observability();
+  Observability(const Observability&) = delete;
+  Observability& operator=(const Observability&) = delete;
+
+  void request_done(const RequestRecord& r);  // counts it and writes the access-log line (unless turned off)
+  void set_access_log(bool enabled);
+  void connection_opened();
+  void connection_closed();
+  void connection_refused(std::string_view reason);  // over the connection cap, timeouts
+  void rows_ingested(std::int64_t n);
+  void upload_refused(std::string_view reason);       // the error code of a refused upload
+  void webhook_delivery(std::string_view event, std::string_view outcome);
+  void cache_lookup(std::string_view cache, bool hit);
+  // The exposition: every metric above plus gauges read from the database now.
+  std::string render(AppContext& app);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The id of a request: the client's X-Request-Id when it is well-formed (1-64 of [A-Za-z0-9._-]), else a new one.
+std::string request_id_for(const ApiRequest& head);
+// Adds X-Request-Id to the response and, in a JSON error body ({"error": {...}}), "request_id" to the error.
+void stamp_response(ApiResponse& response, std::string_view request_id);
+
+}  // namespace perftriage::server

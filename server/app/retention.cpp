@@ -1,0 +1,222 @@
+#include "server/app/retention.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <map>
+#include <tuple>
+
+#include "schema/audit_store.hpp"
+#include "schema/run_delete.hpp"
+#include "server/app/app_context.hpp"
+
+namespace perftriage::server {
+namespace {
+
+// "YYYY-MM-DD" with a plausible month and day: only such created_at values are aged.
+bool starts_with_date(const std::string& s) {
+  if (s.size() < 10 || s[4] != '-' || s[7] != '-') return false;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!std::isdigit(static_cast<unsigned char>(s[static_cast<std::size_t>(i)]))) return false;
+  }
+  const int month = std::stoi(s.substr(5, 2));
+  const int day = std::stoi(s.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+}  // namespace
+
+std::string retention_cutoff(std::chrono::system_clock::time_point now, int days) {
+  if (days <= 0) return {};
+  const std::time_t t = std::chrono::system_clock::to_time_t(now - std::chrono::hours(24) * days);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool kept_by_tag(const std::vector<std::string>& tags, const std::vector<std::string>& keep_tags) {
+  for (const auto& tag : tags) {
+    for (const auto& keep : keep_tags) {
+      if (!keep.empty() && tag.compare(0, keep.size(), keep) == 0) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<schema::RunAge> select_expired_runs(const std::vector<schema::RunAge>& runs, const std::string& cutoff,
+                                                const std::vector<std::string>& keep_tags) {
+  std::vector<schema::RunAge> out;
+  if (cutoff.empty()) return out;
+  std::map<std::string, const schema::RunAge*> latest;  // platform -> newest run (created_at, then id)
+  for (const auto& r : runs) {
+    auto& l = latest[r.platform];
+    if (!l || std::tie(r.created_at, r.id) > std::tie(l->created_at, l->id)) l = &r;
+  }
+  for (const auto& r : runs) {
+    if (latest[r.platform] == &r) continue;
+    if (!starts_with_date(r.created_at) || !(r.created_at < cutoff)) continue;
+    if (kept_by_tag(r.tags, keep_tags)) continue;
+    out.push_back(r);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.created_at, a.id) < std::tie(b.created_at, b.id);
+  });
+  return out;
+}
+
+nlohmann::json to_json(const RetentionReport& r) {
+  return {{"dry_run", r.dry_run},       {"raw_files", r.raw_files}, {"raw_bytes", r.raw_bytes},
+          {"runs", r.runs},             {"results", r.results},     {"webhook_deliveries", r.deliveries},
+          {"outbox", r.outbox},         {"batches", r.batches},     {"stopped", r.stopped}};
+}
+
+bool retention_enabled(const RetentionSettings& s) {
+  return s.raw_files_days > 0 || s.nightly_runs_days > 0 || s.webhook_deliveries_days > 0 || s.sent_outbox_days > 0;
+}
+
+Result<RetentionReport> run_retention(schema::Database& db, const RetentionSettings& settings,
+                                      const RetentionOptions& options) {
+  RetentionReport report;
+  report.dry_run = options.dry_run;
+  auto stop = [&] {
+    if (options.stopping && options.stopping()) report.stopped = true;
+    return report.stopped;
+  };
+  bool first_batch = true;
+  auto pause = [&] {  // between write transactions: let an upload waiting for the lock in
+    if (!first_batch && options.pause.count() > 0) std::this_thread::sleep_for(options.pause);
+    first_batch = false;
+    ++report.batches;
+  };
+
+  if (const auto cutoff = retention_cutoff(options.now, settings.raw_files_days); !cutoff.empty()) {
+    if (options.dry_run) {
+      auto n = schema::count_raw_files(db, cutoff);
+      if (!n) return std::move(n).error();
+      report.raw_files = n->files;
+      report.raw_bytes = n->bytes;
+    } else {
+      while (!stop()) {
+        pause();
+        auto n = schema::drop_raw_files(db, cutoff, options.batch_files);
+        if (!n) return std::move(n).error();
+        report.raw_files += n->files;
+        report.raw_bytes += n->bytes;
+        if (n->files < options.batch_files) break;
+      }
+    }
+  }
+
+  if (const auto cutoff = retention_cutoff(options.now, settings.nightly_runs_days); !cutoff.empty() && !stop()) {
+    auto runs = schema::list_run_ages(db);
+    if (!runs) return std::move(runs).error();
+    for (const auto& run : select_expired_runs(*runs, cutoff, settings.keep_tags)) {
+      if (options.dry_run) {
+        report.runs.push_back(run.key);
+        continue;
+      }
+      if (stop()) break;
+      pause();
+      auto deleted = schema::delete_run(db, run.key, "retention", "retention");
+      if (!deleted) {
+        if (deleted.error().kind == ErrorKind::not_found) continue;  // deleted meanwhile (DELETE /runs)
+        return std::move(deleted).error();
+      }
+      report.runs.push_back(run.key);
+      report.results += deleted->results;
+    }
+  }
+
+  struct RowRule {
+    int days;
+    Result<std::int64_t> (*purge)(schema::Database&, const std::string&, std::int64_t);
+    Result<std::int64_t> (*count)(schema::Database&, const std::string&);
+    std::int64_t* into;
+  };
+  for (const RowRule& rule : {RowRule{settings.webhook_deliveries_days, schema::delete_done_deliveries,
+                                      schema::count_done_deliveries, &report.deliveries},
+                              RowRule{settings.sent_outbox_days, schema::delete_sent_outbox,
+                                      schema::count_sent_outbox, &report.outbox}}) {
+    const auto cutoff = retention_cutoff(options.now, rule.days);
+    if (cutoff.empty()) continue;
+    if (options.dry_run) {
+      auto n = rule.count(db, cutoff);
+      if (!n) return std::move(n).error();
+      *rule.into = *n;
+      continue;
+    }
+    while (!stop()) {
+      pause();
+      auto n = rule.purge(db, cutoff, options.batch_rows);
+      if (!n) return std::move(n).error();
+      *rule.into += *n;
+      if (*n < options.batch_rows) break;
+    }
+  }
+
+  if (!options.dry_run && report.changed()) {
+    auto detail = to_json(report);
+    detail["settings"] = {{"raw_files_days", settings.raw_files_days},
+                          {"nightly_runs_days", settings.nightly_runs_days},
+                          {"keep_tags", settings.keep_tags},
+                          {"webhook_deliveries_days", settings.webhook_deliveries_days},
+                          {"sent_outbox_days", settings.sent_outbox_days}};
+    PT_TRY(schema::append_audit(db, "retention", "retention", "pass", detail.dump()));
+  }
+  return report;
+}
+
+RetentionTask::RetentionTask(AppContext& app, RetentionSettings settings, std::function<void(const std::string&)> log)
+    : app_(app), settings_(std::move(settings)), log_(std::move(log)) {}
+
+RetentionTask::~RetentionTask() { stop(); }
+
+void RetentionTask::start() {
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void RetentionTask::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void RetentionTask::loop() {
+  const auto interval = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::duration<double>(settings_.interval_s > 0 ? settings_.interval_s : 3600.0));
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (wake_.wait_for(lock, interval, [this] { return stopping_.load(); })) return;
+    }
+    auto store = app_.store();
+    if (!store) {
+      log_(fmt::format("retention: cannot open the database: {}", store.error().message));
+      continue;
+    }
+    RetentionOptions options;
+    options.stopping = [this] { return stopping_.load(); };
+    const auto t0 = std::chrono::steady_clock::now();
+    auto report = run_retention((*store)->db(), settings_, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!report) {
+      log_(fmt::format("retention: pass failed after {:.1f} s: {} ({})", seconds, report.error().message,
+                       report.error().code));
+    } else if (report->changed()) {
+      auto j = to_json(*report);
+      j["seconds"] = seconds;
+      log_("retention: " + j.dump());
+    }
+  }
+}
+
+}  // namespace perftriage::server

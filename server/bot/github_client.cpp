@@ -1,0 +1,185 @@
+#include "server/bot/github_client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "server/http/http_types.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+
+std::size_t write_body(char* data, std::size_t size, std::size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+std::size_t write_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto* headers = static_cast<std::map<std::string, std::string>*>(user);
+  std::string_view line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) headers->clear();  // a new response (after 100-continue or a redirect)
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    auto value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+      value.remove_suffix(1);
+    (*headers)[name] = std::string(value);
+  }
+  return size * n;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* flag = static_cast<const std::atomic<bool>*>(user);
+  return flag && flag->load() ? 1 : 0;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+std::string GitHubResponse::header(const std::string& lower_name) const {
+  auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string{} : it->second;
+}
+
+nlohmann::json GitHubResponse::json() const { return nlohmann::json::parse(body, nullptr, false); }
+
+GitHubClient::GitHubClient(GitHubClientConfig config) : config_(std::move(config)) {
+  global_init();
+  curl_ = curl_easy_init();
+  while (!config_.api_base.empty() && config_.api_base.back() == '/') config_.api_base.pop_back();
+}
+
+GitHubClient::~GitHubClient() {
+  if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
+}
+
+GitHubResponse GitHubClient::request(std::string_view method, std::string_view path,
+                                     const std::optional<nlohmann::json>& body) {
+  GitHubResponse out;
+  auto* curl = static_cast<CURL*>(curl_);
+  if (!curl) {
+    out.transport_error = "curl_easy_init failed";
+    return out;
+  }
+  curl_easy_reset(curl);
+  const std::string url = config_.api_base + std::string(path);
+  const std::string payload = body ? dump_json(*body) : std::string{};
+  const std::string method_s(method);
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Accept: application/vnd.github+json");
+  headers = curl_slist_append(headers, "X-GitHub-Api-Version: 2022-11-28");
+  if (!config_.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + config_.token).c_str());
+  if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method_s.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_USERAGENT, config_.user_agent.c_str());
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, config_.connect_timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, config_.total_timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // we run on a worker thread
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (body) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+  } else if (method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
+  if (abort_) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, abort_);
+  }
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &out.headers);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  if (rc != CURLE_OK) {
+    out.status = 0;
+    out.transport_error = std::string(curl_easy_strerror(rc)) + " (" + method_s + " " + url + ")";
+    return out;
+  }
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+  return out;
+}
+
+bool is_github_repo(std::string_view repo) noexcept {
+  const auto slash = repo.find('/');
+  if (slash == std::string_view::npos) return false;
+  const auto owner = repo.substr(0, slash);
+  const auto name = repo.substr(slash + 1);
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (owner.empty() || owner.size() > 39 || owner.front() == '-' || owner.back() == '-') return false;
+  for (std::size_t i = 0; i < owner.size(); ++i) {
+    if (alnum(owner[i])) continue;
+    if (owner[i] != '-' || owner[i - 1] == '-') return false;
+  }
+  if (name.empty() || name.size() > 100 || name == "." || name == "..") return false;
+  for (char c : name) {
+    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
+GitHubResponse GitHubClient::add_labels(std::string_view repo, std::int64_t number,
+                                        const std::vector<std::string>& labels) {
+  return request("POST", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) + "/labels",
+                 json{{"labels", labels}});
+}
+
+GitHubResponse GitHubClient::create_label(std::string_view repo, std::string_view name, std::string_view color) {
+  return request("POST", "/repos/" + std::string(repo) + "/labels", json{{"name", name}, {"color", color}});
+}
+
+GitHubResponse GitHubClient::list_comments(std::string_view repo, std::int64_t number, int page) {
+  return request("GET", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) +
+                            "/comments?per_page=100&page=" + std::to_string(page));
+}
+
+GitHubResponse GitHubClient::create_comment(std::string_view repo, std::int64_t number, std::string_view body) {
+  return request("POST", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) + "/comments",
+                 json{{"body", body}});
+}
+
+GitHubResponse GitHubClient::update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body) {
+  return request("PATCH", "/repos/" + std::string(repo) + "/issues/comments/" + std::to_string(comment_id),
+                 json{{"body", body}});
+}
+
+GitHubResponse GitHubClient::create_issue(std::string_view repo, const nlohmann::json& issue) {
+  return request("POST", "/repos/" + std::string(repo) + "/issues", issue);
+}
+
+GitHubResponse GitHubClient::update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue) {
+  return request("PATCH", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number), issue);
+}
+
+std::optional<std::int64_t> find_marked_comment(const nlohmann::json& comments, std::string_view marker) {
+  if (!comments.is_array() || marker.empty()) return std::nullopt;
+  for (const auto& c : comments) {
+    if (!c.is_object()) continue;
+    auto body = c.find("body");
+    auto id = c.find("id");
+    if (body == c.end() || !body->is_string() || id == c.end() || !id->is_number_integer()) continue;
+    std::string_view b = body->get_ref<const std::string&>();
+    while (!b.empty() && std::isspace(static_cast<unsigned char>(b.front()))) b.remove_prefix(1);
+    if (b.substr(0, marker.size()) == marker) return id->get<std::int64_t>();
+  }
+  return std::nullopt;
+}
+
+}  // namespace perftriage::server

@@ -1,0 +1,314 @@
+#include "server/bot/outbox_worker.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <charconv>
+#include <chrono>
+#include <iostream>
+
+#include "analyzers/labeler/labeler.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+using schema::OutboxKind;
+
+std::optional<std::int64_t> header_int(const GitHubResponse& r, const std::string& name) {
+  const std::string v = r.header(name);
+  std::int64_t out = 0;
+  if (v.empty() || std::from_chars(v.data(), v.data() + v.size(), out).ec != std::errc()) return std::nullopt;
+  return out;
+}
+
+std::string describe(const GitHubResponse& r) {
+  if (r.status == 0) return r.transport_error.empty() ? "no answer" : r.transport_error;
+  std::string msg;
+  if (auto j = r.json(); j.is_object() && j.contains("message") && j["message"].is_string()) {
+    msg = j["message"].get<std::string>();
+  } else {
+    msg = r.body.substr(0, 200);
+  }
+  return "HTTP " + std::to_string(r.status) + (msg.empty() ? "" : ": " + msg);
+}
+
+bool is_secondary_limit(const GitHubResponse& r) {
+  return r.status == 403 && r.body.find("secondary rate limit") != std::string::npos;
+}
+
+// Writes are small and each is its own BEGIN IMMEDIATE transaction.
+template <class F>
+Result<void> in_transaction(schema::Database& db, F&& write) {
+  auto tx = schema::Transaction::begin(db);
+  if (!tx) return std::move(tx).error();
+  PT_TRY(write());
+  return tx->commit();
+}
+
+std::vector<std::string> string_list(const json& j) {
+  std::vector<std::string> out;
+  if (j.is_array())
+    for (const auto& s : j)
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+std::string lower_ascii(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string str_or(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string{};
+}
+
+}  // namespace
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::int64_t backoff_ms(std::int64_t attempts, const RetryPolicy& policy) {
+  const std::int64_t shift = std::clamp<std::int64_t>(attempts - 1, 0, 30);
+  const std::int64_t base = std::max<std::int64_t>(policy.base_ms, 1);
+  if (base > (policy.cap_ms >> shift)) return policy.cap_ms;  // would overflow the cap
+  return std::min(policy.cap_ms, base << shift);
+}
+
+bool is_already_exists(const GitHubResponse& r) {
+  if (r.status != 422) return false;
+  auto j = r.json();
+  if (!j.is_object() || !j.contains("errors") || !j["errors"].is_array()) return false;
+  for (const auto& e : j["errors"])
+    if (e.is_object() && e.value("code", "") == "already_exists") return true;
+  return false;
+}
+
+Outcome decide(const GitHubResponse& r, std::int64_t attempts, std::int64_t now_ms, const RetryPolicy& policy) {
+  if (r.ok()) return {Outcome::Kind::sent, 0, false, {}};
+  Outcome out{Outcome::Kind::retry, backoff_ms(attempts, policy), false, describe(r)};
+  const auto retry_after = header_int(r, "retry-after");
+  const auto remaining = header_int(r, "x-ratelimit-remaining");
+  const auto reset = header_int(r, "x-ratelimit-reset");
+  if (r.status == 0 || r.status >= 500) {
+    if (retry_after && r.status != 0) out.delay_ms = std::max<std::int64_t>(*retry_after * 1000, 0);
+  } else if (r.status == 403 || r.status == 429) {
+    if (retry_after) {
+      out.delay_ms = std::max<std::int64_t>(*retry_after * 1000, 0);
+      out.pause_all = true;
+    } else if (remaining && *remaining == 0) {
+      // Primary limit: nothing more until the window resets (epoch seconds); a reset in the past retries now.
+      out.delay_ms = reset ? std::max<std::int64_t>(*reset * 1000 - now_ms, 0) : out.delay_ms;
+      out.pause_all = true;
+    } else if (r.status == 429 || is_secondary_limit(r)) {
+      out.delay_ms = std::max(policy.secondary_min_ms, out.delay_ms);
+      out.pause_all = true;
+    } else {
+      out.kind = Outcome::Kind::failed;  // forbidden: retrying will not help
+      return out;
+    }
+  } else {
+    out.kind = Outcome::Kind::failed;  // other 4xx: the request itself is wrong
+    return out;
+  }
+  if (attempts >= policy.max_attempts) {
+    out.kind = Outcome::Kind::failed;
+    out.error = "gave up after " + std::to_string(attempts) + " attempts: " + out.error;
+  }
+  return out;
+}
+
+OutboxWorker::OutboxWorker(AppContext& app, WorkerOptions options)
+    : app_(app), options_(std::move(options)), client_(options_.client) {
+  client_.set_abort_flag(&stopping_);
+}
+
+OutboxWorker::~OutboxWorker() { stop(); }
+
+void OutboxWorker::start() {
+  if (thread_.joinable()) return;
+  stopping_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void OutboxWorker::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool OutboxWorker::sleep_for(std::int64_t ms) {
+  std::unique_lock lock(mutex_);
+  if (ms > 0) wake_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_.load(); });
+  return !stopping_;
+}
+
+void OutboxWorker::loop() {
+  while (!stopping_) {
+    const auto now = unix_ms();
+    if (now < paused_until_ms_) {
+      if (!sleep_for(std::min(paused_until_ms_ - now, options_.poll_ms))) break;
+      continue;
+    }
+    if (!run_once() && !sleep_for(options_.poll_ms)) break;
+  }
+}
+
+GitHubResponse OutboxWorker::mutate(const std::function<GitHubResponse()>& call) {
+  const auto wait = last_mutation_ms_ + options_.min_interval_ms - unix_ms();
+  if (wait > 0 && !sleep_for(wait)) {
+    GitHubResponse aborted;
+    aborted.transport_error = "stopping";
+    return aborted;
+  }
+  auto r = call();
+  last_mutation_ms_ = unix_ms();
+  return r;
+}
+
+bool OutboxWorker::run_once() {
+  auto lease = app_.store();
+  if (!lease) {
+    std::cerr << "perftriage: outbox: " << lease.error().message << "\n";
+    return false;
+  }
+  auto& db = (*lease)->db();
+  schema::BotStore store(db);
+  auto due = store.next_due(unix_ms());
+  if (!due) {
+    std::cerr << "perftriage: outbox: " << due.error().message << "\n";
+    return false;
+  }
+  if (!*due) return false;
+  const schema::OutboxRow row = std::move(**due);
+  const Outcome outcome = execute(row, db);
+  // Interrupted by shutdown: the row stays pending as it was and is sent after restart.
+  if (stopping_ && outcome.kind != Outcome::Kind::sent) return true;
+  const auto attempts = row.attempts + 1;
+  auto written = in_transaction(db, [&]() -> Result<void> {
+    switch (outcome.kind) {
+      case Outcome::Kind::sent: return store.mark_sent(row.id, attempts);
+      case Outcome::Kind::retry:
+        return store.schedule_retry(row.id, attempts, unix_ms() + outcome.delay_ms, outcome.error);
+      case Outcome::Kind::failed: return store.mark_failed(row.id, attempts, outcome.error);
+    }
+    return {};
+  });
+  if (!written) std::cerr << "perftriage: outbox: " << written.error().message << "\n";
+  if (outcome.kind == Outcome::Kind::retry && outcome.pause_all) paused_until_ms_ = unix_ms() + outcome.delay_ms;
+  if (outcome.kind == Outcome::Kind::failed) {
+    std::cerr << "perftriage: outbox: action " << row.id << " (" << schema::to_string(row.kind) << " " << row.repo
+              << "#" << row.issue_number << ") failed: " << outcome.error << "\n";
+  }
+  return true;
+}
+
+Outcome OutboxWorker::execute(const schema::OutboxRow& row, schema::Database& db) {
+  schema::BotStore store(db);
+  const auto attempts = row.attempts + 1;
+  const auto& policy = options_.retry;
+  auto answer = [&](const GitHubResponse& r) { return decide(r, attempts, unix_ms(), policy); };
+  if (!is_github_repo(row.repo)) {  // rows written before names were validated: never build a URL from them
+    return Outcome{Outcome::Kind::failed, 0, false, "'" + row.repo + "' is not a GitHub owner/name"};
+  }
+  auto db_trouble = [&](const Error& e) {
+    return Outcome{Outcome::Kind::retry, backoff_ms(attempts, policy), false, "database: " + e.message};
+  };
+  switch (row.kind) {
+    case OutboxKind::create_label: {
+      auto r = mutate([&] {
+        return client_.create_label(row.repo, str_or(row.payload, "name"), str_or(row.payload, "color"));
+      });
+      if (is_already_exists(r)) return {};
+      return answer(r);
+    }
+    case OutboxKind::add_labels: {
+      // A human may have removed one of these since it was queued: it is not applied again.
+      auto suppressed = store.suppressed_labels(row.repo, row.issue_number);
+      if (!suppressed) return db_trouble(suppressed.error());
+      std::set<std::string> removed;
+      for (const auto& l : *suppressed) removed.insert(lower_ascii(l));
+      std::vector<std::string> labels;
+      for (auto& l : string_list(row.payload.value("labels", json::array())))
+        if (!removed.count(lower_ascii(l))) labels.push_back(std::move(l));
+      if (labels.empty()) return {};
+      auto outcome = answer(mutate([&] { return client_.add_labels(row.repo, row.issue_number, labels); }));
+      if (outcome.kind == Outcome::Kind::sent) {
+        if (auto w = in_transaction(db, [&] { return store.record_bot_labels(row.repo, row.issue_number, labels); });
+            !w)
+          std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+      }
+      return outcome;
+    }
+    case OutboxKind::upsert_comment: {
+      const std::string body = str_or(row.payload, "body");
+      auto known = store.comment_id(row.repo, row.issue_number);
+      if (!known) return db_trouble(known.error());
+      std::optional<std::int64_t> id = *known;
+      if (!id) {
+        // Our comment may exist without its id stored: a crash between posting and recording it.
+        for (int page = 1; page <= 10 && !id; ++page) {
+          auto r = client_.list_comments(row.repo, row.issue_number, page);
+          if (!r.ok()) return answer(r);
+          auto comments = r.json();
+          id = find_marked_comment(comments, analyzers::labeler::kCommentMarker);
+          if (!comments.is_array() || comments.size() < 100) break;
+        }
+      }
+      if (id) {
+        auto r = mutate([&] { return client_.update_comment(row.repo, *id, body); });
+        if (r.status != 404) {  // 404: someone deleted it; post a new one
+          auto outcome = answer(r);
+          if (outcome.kind == Outcome::Kind::sent && *known != id) {
+            if (auto w = in_transaction(db, [&] { return store.set_comment_id(row.repo, row.issue_number, *id); }); !w)
+              std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+          }
+          return outcome;
+        }
+      }
+      auto r = mutate([&] { return client_.create_comment(row.repo, row.issue_number, body); });
+      auto outcome = answer(r);
+      if (outcome.kind == Outcome::Kind::sent) {
+        auto j = r.json();
+        if (j.is_object() && j.contains("id") && j["id"].is_number_integer()) {
+          const auto new_id = j["id"].get<std::int64_t>();
+          if (auto w = in_transaction(db, [&] { return store.set_comment_id(row.repo, row.issue_number, new_id); });
+              !w)
+            std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+        }
+      }
+      return outcome;
+    }
+    case OutboxKind::upsert_tracking_issue: {
+      const std::string fingerprint = str_or(row.payload, "fingerprint");
+      json issue{{"title", str_or(row.payload, "title")}, {"body", str_or(row.payload, "body")}};
+      auto known = store.tracking_issue(fingerprint);
+      if (!known) return db_trouble(known.error());
+      if (*known) {
+        auto r = mutate([&] { return client_.update_issue(row.repo, **known, issue); });
+        if (r.status != 404) return answer(r);
+      }
+      if (row.payload.contains("labels")) issue["labels"] = row.payload["labels"];
+      auto r = mutate([&] { return client_.create_issue(row.repo, issue); });
+      auto outcome = answer(r);
+      if (outcome.kind == Outcome::Kind::sent) {
+        auto j = r.json();
+        if (j.is_object() && j.contains("number") && j["number"].is_number_integer()) {
+          const auto number = j["number"].get<std::int64_t>();
+          if (auto w = in_transaction(db, [&] { return store.set_tracking_issue(fingerprint, row.repo, number); });
+              !w)
+            std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+        }
+      }
+      return outcome;
+    }
+  }
+  return {Outcome::Kind::failed, 0, false, "unknown action kind"};
+}
+
+}  // namespace perftriage::server

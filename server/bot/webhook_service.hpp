@@ -1,0 +1,37 @@
+#pragma once
+// The webhook use case: a verified GitHub delivery becomes outbox actions, exactly once, and a delivery that kills
+// the process cannot take it down again. Two transactions: the first records the delivery ('processing', with its
+// payload) and commits; the second writes the outbox actions and marks it 'done'. A delivery found unfinished (at
+// start-up, or when GitHub redelivers it) is processed once more, then quarantined. The route only checks the
+// signature and maps the answer.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.hpp"
+#include "schema/store.hpp"
+#include "server/app/settings.hpp"
+
+namespace perftriage::server {
+
+constexpr std::size_t kMaxWebhookBytes = 25u << 20;  // GitHub caps payloads at 25 MB
+constexpr std::int64_t kMaxDeliveryAttempts = 2;     // the first try and one retry, then quarantine
+
+struct WebhookAnswer {
+  unsigned status = 200;
+  nlohmann::json body;
+};
+
+// `body` is the verified raw payload (JSON, or GitHub's form encoding `payload=...`).
+Result<WebhookAnswer> receive_delivery(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
+                                       std::string_view event_name, std::string_view body);
+
+// Start-up: every delivery left 'processing' is retried once (or quarantined when it already was). Returns how
+// many were looked at; each outcome is logged to `log`.
+std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, std::ostream& log);
+
+}  // namespace perftriage::server

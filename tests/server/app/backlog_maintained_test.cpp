@@ -1,0 +1,119 @@
+// The backlog kept at ingest (schema/backlog_store) must equal the one recomputed from every run
+// (history_store::backlog_rows + analyzers::compare::build_backlog), whatever order runs arrive in.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "analyzers/compare/backlog.hpp"
+#include "schema/backlog_store.hpp"
+#include "schema/history_store.hpp"
+#include "server/app/ingest_service.hpp"
+
+namespace perftriage {
+namespace {
+
+namespace cmp = analyzers::compare;
+
+constexpr const char* kHeader =
+    "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,"
+    "calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,autograd_compiles,"
+    "cudagraph_skips\n";
+
+// One nightly: each model's speedup wanders around 1, sometimes failing (speedup 0), sometimes absent.
+std::string nightly_csv(std::mt19937& rng, int models) {
+  std::uniform_real_distribution<double> speed(0.7, 1.3);
+  std::uniform_int_distribution<int> dice(0, 19);
+  std::string csv = kHeader;
+  for (int m = 0; m < models; ++m) {
+    const int d = dice(rng);
+    if (d == 0) continue;  // not measured in this run
+    if (d == 1) {
+      csv += fmt::format("xpu,model_{},0,0.000000,0.000000,0,0,0,0,0,0,0,0,0,0,0\n", m);
+    } else {
+      csv += fmt::format("xpu,model_{},8,{:.6f},10.0,1,0,0,0,1,1,0,0,0,0,0\n", m, speed(rng));
+    }
+  }
+  return csv;
+}
+
+void expect_same_backlog(schema::Store& store, const std::string& platform) {
+  auto data = schema::backlog_rows(store, platform, 1.0);
+  ASSERT_TRUE(data) << data.error().message;
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
+  std::vector<cmp::BacklogObservation> obs;
+  for (const auto& r : data->rows) {
+    obs.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text,
+                   r.failed});
+  }
+  const auto expected = cmp::build_backlog(std::move(obs), 1.0);
+  auto maintained = schema::read_backlog(store.db(), platform);
+  ASSERT_TRUE(maintained) << maintained.error().message;
+  ASSERT_EQ(maintained->size(), expected.size());
+  std::map<std::string, const schema::BacklogState*> by_model;
+  for (const auto& m : *maintained) by_model[m.model] = &m;
+  const auto key = [&](std::size_t i) { return data->runs[i].meta.key; };
+  for (const auto& e : expected) {
+    ASSERT_TRUE(by_model.count(e.key.model)) << e.key.model;
+    const auto& m = *by_model[e.key.model];
+    EXPECT_EQ(m.status, e.status) << e.key.model;
+    EXPECT_EQ(m.first_seen, key(e.first_seen)) << e.key.model;
+    EXPECT_EQ(m.last_seen, key(e.last_seen)) << e.key.model;
+    EXPECT_EQ(m.latest_run, key(e.latest)) << e.key.model;
+    EXPECT_EQ(m.fixed_in.value_or(""), e.fixed_in ? key(*e.fixed_in) : "") << e.key.model;
+    EXPECT_EQ(m.worst_speedup, e.worst_speedup) << e.key.model;
+    EXPECT_EQ(m.runs_slow, static_cast<std::int64_t>(e.runs_slow)) << e.key.model;
+  }
+}
+
+class MaintainedBacklog : public ::testing::TestWithParam<bool> {};
+
+TEST_P(MaintainedBacklog, EqualsTheRecomputedBacklog) {
+  const bool shuffled = GetParam();
+  auto store = schema::Store::open(":memory:");
+  ASSERT_TRUE(store);
+  std::mt19937 rng(shuffled ? 99 : 7);
+  constexpr int kRuns = 24;
+  std::vector<int> order(kRuns);
+  for (int i = 0; i < kRuns; ++i) order[static_cast<std::size_t>(i)] = i;
+  if (shuffled) std::shuffle(order.begin(), order.end(), rng);  // late uploads of older runs
+  for (int run : order) {
+    server::UploadMeta meta;
+    meta.run = fmt::format("n{:02d}", run);
+    meta.platform = "BMG";
+    meta.created_at = fmt::format("2026-01-{:02d}T00:00:00Z", run + 1);
+    meta.axes = {"huggingface", "bfloat16", "inference", "", "", ""};
+    auto summary = server::ingest_files(*store, meta, {{"perf.csv", nightly_csv(rng, 40)}});
+    ASSERT_TRUE(summary) << summary.error().message;
+  }
+  expect_same_backlog(*store, "BMG");
+}
+
+INSTANTIATE_TEST_SUITE_P(ArrivalOrder, MaintainedBacklog, ::testing::Values(false, true));
+
+TEST(MaintainedBacklogRebuild, ExistingDataIsReplayedWhenTheMigrationAsksForIt) {
+  auto store = schema::Store::open(":memory:");
+  ASSERT_TRUE(store);
+  std::mt19937 rng(3);
+  for (int run = 0; run < 8; ++run) {
+    server::UploadMeta meta;
+    meta.run = fmt::format("n{:02d}", run);
+    meta.platform = "BMG";
+    meta.created_at = fmt::format("2026-01-{:02d}T00:00:00Z", run + 1);
+    meta.axes = {"huggingface", "bfloat16", "inference", "", "", ""};
+    ASSERT_TRUE(server::ingest_files(*store, meta, {{"perf.csv", nightly_csv(rng, 30)}}));
+  }
+  ASSERT_TRUE(store->db().exec("DELETE FROM backlog; INSERT INTO maintenance(task) VALUES('rebuild_backlog')"));
+  ASSERT_TRUE(schema::rebuild_backlog_if_pending(store->db()));
+  expect_same_backlog(*store, "BMG");
+  auto pending = schema::Statement::prepare(store->db(), "SELECT count(*) FROM maintenance");
+  ASSERT_TRUE(pending && *pending->step());
+  EXPECT_EQ(pending->int64(0), 0);
+}
+
+}  // namespace
+}  // namespace perftriage

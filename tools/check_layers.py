@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The layering rule, checked from the sources (CTest `layers`; docs/architecture.md).
+
+Data flows one way: common -> ingest -> model -> {schema, analyzers} -> server. A file may include headers of its
+own layer and of the layers below it, never of one above or beside it (schema and analyzers do not know each
+other). Inside server/ the same holds for its folders: app -> http -> bot -> routes -> cli, with demo/ beside
+routes (it may use app and bot). No SQL outside schema/: no sqlite3.h and no SQL statement in a string literal.
+
+The build enforces most of this already (cmake/Layers.cmake: a target sees only the layers it links); this check
+also covers the server's folders, which share one library, and reports every violation at once, by file and line.
+
+    check_layers.py SOURCE_DIR            exit 1 and list the violations, if any
+    check_layers.py --self-test SOURCE_DIR  copy the tree, add one upward include per rule, expect each caught
+"""
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+LAYERS = {
+    "common": {"common"},
+    "ingest": {"common", "ingest"},
+    "model": {"common", "ingest", "model"},
+    "schema": {"common", "ingest", "model", "schema"},
+    "analyzers": {"common", "ingest", "model", "analyzers"},
+    "server": {"common", "ingest", "model", "schema", "analyzers", "server"},
+}
+SERVER_PARTS = {
+    "app": {"app"},
+    "http": {"app", "http"},
+    "bot": {"app", "http", "bot"},
+    "routes": {"app", "http", "bot", "routes"},
+    "demo": {"app", "bot", "demo"},
+    "cli": {"app", "http", "bot", "routes", "demo", "cli"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SQL = re.compile(r'"\s*(SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)|PRAGMA|BEGIN'
+                 r'|sqlite_master)\b', re.IGNORECASE)
+
+
+def where(rel):
+    parts = rel.split("/")
+    layer = parts[0]
+    part = parts[1] if layer == "server" and len(parts) > 2 else None
+    return layer, part
+
+
+def violations(root):
+    found = []
+    for layer in LAYERS:
+        for dirpath, _, names in os.walk(os.path.join(root, layer)):
+            for name in sorted(names):
+                if not name.endswith((".cpp", ".hpp")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, root)
+                found += check_file(path, rel)
+    return found
+
+
+def check_file(path, rel):
+    found = []
+    layer, part = where(rel)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.readlines()
+    for number, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if m:
+            target = m.group(1)
+            t_layer, t_part = where(target)
+            if t_layer in LAYERS and t_layer not in LAYERS[layer]:
+                found.append(f"{rel}:{number}: {layer}/ includes {target}: {t_layer}/ is above or beside it")
+            elif layer == "server" and t_layer == "server" and part in SERVER_PARTS and t_part in SERVER_PARTS \
+                    and t_part not in SERVER_PARTS[part]:
+                found.append(f"{rel}:{number}: server/{part}/ includes {target}: server/{t_part}/ is above it")
+            if target in ("sqlite3.h",) and layer != "schema":
+                found.append(f"{rel}:{number}: {target} outside schema/")
+        elif "sqlite3.h" in line and line.lstrip().startswith("#") and layer != "schema":
+            found.append(f"{rel}:{number}: sqlite3.h outside schema/")
+        elif layer != "schema" and SQL.search(line) and not line.lstrip().startswith("//"):
+            found.append(f"{rel}:{number}: SQL outside schema/: {line.strip()[:80]}")
+    return found
+
+
+def self_test(root):
+    cases = [
+        ("schema/store.cpp", '#include "analyzers/flags/flags.hpp"\n', "schema/ includes analyzers"),
+        ("ingest/archive.cpp", '#include "schema/store.hpp"\n', "ingest/ includes schema"),
+        ("analyzers/flags/flags.cpp", '#include "server/app/queries.hpp"\n', "analyzers/ includes server"),
+        ("analyzers/flags/flags.cpp", '#include "schema/store.hpp"\n', "analyzers/ includes schema"),
+        ("server/app/queries.cpp", '#include "server/routes/routes.hpp"\n', "server/app/ includes server/routes"),
+        ("server/routes/runs.cpp", 'const char* q = "SELECT id FROM runs";\n', "SQL outside schema/"),
+    ]
+    failed = 0
+    for rel, line, expect in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            for layer in LAYERS:
+                shutil.copytree(os.path.join(root, layer), os.path.join(tmp, layer))
+            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
+                f.write(line)
+            got = violations(tmp)
+            ok = any(rel in v and (expect.split()[0] in v) for v in got)
+            print(("ok    " if ok else "FAIL  ") + f"{expect}: {rel} + {line.strip()} -> {len(got)} violation(s)")
+            failed += 0 if ok else 1
+    return 1 if failed else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--self-test":
+        return self_test(argv[2])
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    found = violations(argv[1])
+    for v in found:
+        print(v)
+    print(f"layers: {len(found)} violation(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,37 @@
+// Backlog: open slower-than-eager cases per platform.
+import { api, runsBrief } from './api.js';
+import { el, notice, num, select, table, td } from './dom.js';
+import { link, update } from './hash.js';
+
+const runLink = (run) => el('a', { href: link('run', { run }), text: run });
+const statusPill = (status) =>
+  el('span', { class: `pill ${status === 'open' ? 'bad' : status === 'fixed' ? 'good' : 'warn'}`, text: status });
+
+function backlogRow(c, platform) {
+  return el('tr', { class: c.status === 'open' ? 'bad' : '' }, td(c.suite), td(c.dtype), td(c.mode),
+    td(el('a', { href: link('case', { platform, suite: c.suite, model: c.model, dtype: c.dtype, mode: c.mode, run: c.latest_run }), text: c.model })),
+    td(statusPill(c.status)), td(runLink(c.first_seen)), td(runLink(c.last_seen)), td(c.fixed_in ? runLink(c.fixed_in) : ''),
+    el('td', { class: 'num speed', text: c.latest_speedup || '' }), num(c.worst_speedup), el('td', { class: 'num', text: c.runs_slow }));
+}
+
+export async function backlogPage(view, params) {
+  view.appendChild(el('h1', { text: 'Backlog' }));
+  const runs = await runsBrief();
+  const platform = params.get('platform') || runs.platforms[0] || '';
+  const status = params.get('status') || 'open';
+  const suite = params.get('suite') || '';
+  view.appendChild(el('div', { class: 'filters' },
+    select('platform', 'platform', runs.platforms, platform, (v) => update({ platform: v })),
+    select('status', 'status', ['open', 'fixed', 'failing', 'all'].map((s) => ({ value: s, label: s })),
+      status, (v) => update({ status: v })),
+    select('suite', 'suite', ['', 'huggingface', 'timm_models', 'torchbench'], suite, (v) => update({ suite: v }))));
+  if (!platform) { view.appendChild(notice('No runs yet.')); return; }
+  const d = await api(`/backlog?platform=${encodeURIComponent(platform)}`);
+  view.appendChild(el('p', {}, el('span', { class: 'pill bad', text: `${d.open} open` }), el('span', { class: 'pill good', text: `${d.fixed} fixed` }),
+    el('span', { class: 'pill warn', text: `${d.failing} failing` }), el('span', { class: 'muted', text: ` over ${d.runs} runs of ${platform}; slow = 0 < speedup < ${d.threshold}` })));
+  const rows = d.cases.filter((c) => (status === 'all' || c.status === status) && (!suite || c.suite === suite));
+  view.appendChild(table(['suite', 'dtype', 'mode', 'model', 'status', 'first seen', 'last seen', 'fixed in', { label: 'latest speedup', num: true },
+    { label: 'worst', num: true }, { label: 'runs slow', num: true }],
+  rows.map((c) => backlogRow(c, platform)),
+  { empty: `no ${status === 'all' ? '' : status + ' '}case`, className: 'backlog-table' }));
+}

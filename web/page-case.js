@@ -1,0 +1,123 @@
+// Case: one model's history per dtype × mode, the findings and artifacts of one run, the issues that mention it.
+import { API, api, errorBox, runsBrief } from './api.js';
+import { lineChart } from './charts.js';
+import { el, findingPill, fmt, notice, num, pct, table, td } from './dom.js';
+import { link, navigate } from './hash.js';
+
+const enc = encodeURIComponent;
+
+function caseForm(platforms, c) {
+  const inputs = {
+    platform: el('select', { name: 'platform', 'aria-label': 'platform' },
+      platforms.map((p) => el('option', { value: p, selected: p === c.platform }, p))),
+    suite: el('input', { name: 'suite', value: c.suite, 'aria-label': 'suite', size: 14 }),
+    model: el('input', { name: 'model', value: c.model, 'aria-label': 'model', size: 36 }),
+    dtype: el('input', { name: 'dtype', value: c.dtype, 'aria-label': 'dtype', size: 10 }),
+    mode: el('input', { name: 'mode', value: c.mode, 'aria-label': 'mode', size: 10 }),
+  };
+  return el('form', { class: 'filters', onsubmit: (e) => {
+    e.preventDefault();
+    navigate('case', Object.fromEntries(Object.entries(inputs).map(([k, input]) => [k, input.value])));
+  } },
+  Object.entries(inputs).map(([k, input]) => el('label', {}, k, input)), el('button', { type: 'submit' }, 'Show'));
+}
+
+function seriesCharts(s) {
+  const labels = s.points.map((p) => p.run.replace(/^[a-z0-9]+-/, '').replace(/^nightly-\d{4}/, 'n-'));
+  return el('div', { class: 'row' },
+    lineChart(labels, [{ name: 'speedup', color: '#1f4e79', values: s.points.map((p) => (p.failed ? null : p.speedup)) }],
+      { refLine: 1, yLabel: 'speedup' }),
+    lineChart(labels, [
+      { name: 'eager ms', color: '#ef6c00', values: s.points.map((p) => p.eager_ms) },
+      { name: 'compiled ms', color: '#6a1b9a', values: s.points.map((p) => p.compiled_ms) }], { yLabel: 'latency (ms)' }));
+}
+
+function seriesSection(view, s, c) {
+  view.appendChild(el('h3', {}, `${s.dtype} ${s.mode}${s.config ? ' [' + s.config + ']' : ''} · ${s.points.length} runs`,
+    s.change_points.length ? el('span', { class: 'pill bad' }, `${s.change_points.length} change point(s)`) : null));
+  view.appendChild(seriesCharts(s));
+  if (s.change_points.length) {
+    view.appendChild(table(['run', { label: 'before', num: true }, { label: 'after', num: true }, { label: 'change', num: true }, 'worse'],
+      s.change_points.map((p) => el('tr', { class: p.worse ? 'bad' : '' }, td(p.run), num(p.before), num(p.after),
+        el('td', { class: 'num', text: pct(p.relative_change) }), td(p.worse ? 'yes' : 'no')))));
+  }
+  view.appendChild(el('details', {}, el('summary', { text: 'points' }),
+    table(['run', 'torch', { label: 'speedup', num: true }, { label: 'eager ms', num: true }, { label: 'compiled ms', num: true }, 'accuracy'],
+      s.points.map((p) => el('tr', { class: p.speedup > 0 && p.speedup < 1 ? 'bad' : '' },
+        td(el('a', { href: link('case', { ...c, dtype: s.dtype, mode: s.mode, run: p.run }), text: p.run })),
+        td(p.torch_version), el('td', { class: 'num speed', text: p.failed ? 'failed' : (p.speedup_text || fmt(p.speedup)) }),
+        num(p.eager_ms), num(p.compiled_ms), td(p.accuracy || ''))))));
+}
+
+function findingsTable(detail) {
+  const findings = [];
+  for (const a of detail.artifacts || []) for (const f of a.findings || []) findings.push({ a, f });
+  for (const r of detail.rows || []) for (const f of r.findings || []) findings.push({ a: { name: `${r.kind} row`, id: null }, f });
+  return table(['source', 'classifier', 'verdict', 'evidence'],
+    findings.map(({ a, f }) => el('tr', {}, td(a.name), td(f.classifier), td(findingPill(f)), el('td', { class: 'evidence', text: f.evidence || '' }))),
+    { empty: 'no finding', className: 'findings-table' });
+}
+
+function artifactsTable(detail) {
+  return table(['artifact', 'role', 'kind', { label: 'size', num: true }, 'summary', 'download'],
+    (detail.artifacts || []).map((a) => el('tr', {}, td(el('span', { class: 'artifact-name', text: a.name })), td(a.role), td(a.kind),
+      el('td', { class: 'num', text: a.size }), td(typeof a.summary === 'string' ? a.summary : JSON.stringify(a.summary ?? '')),
+      td(el('a', { href: `${API}/artifacts/${a.id}/raw`, text: 'raw' })))), { empty: 'no artifact attached', className: 'artifacts-table' });
+}
+
+// Findings and artifacts of one run: the one in the link, else the newest point of the first series.
+async function runSection(view, c, run, series) {
+  const dtype = c.dtype || (series[0] && series[0].dtype), mode = c.mode || (series[0] && series[0].mode);
+  if (!run || !dtype || !mode) return;
+  view.appendChild(el('h2', {}, 'Findings and artifacts in ', el('a', { class: 'mono', href: link('run', { run }), text: run })));
+  try {
+    const detail = await api(`/runs/${enc(run)}/cases/${enc(c.suite)}/${enc(dtype)}/${enc(mode)}/${enc(c.model)}`);
+    const ex = detail.explanation || {};
+    view.appendChild(el('p', { class: 'explanation' }, el('span', { class: `pill ${ex.verdict === 'explained' ? 'bad' : ''}`, text: ex.verdict || 'no explanation' }),
+      ' ', ex.text || ''));
+    view.appendChild(findingsTable(detail));
+    view.appendChild(artifactsTable(detail));
+  } catch (e) {
+    view.appendChild(e.status === 404 ? notice(`No ${dtype} ${mode} row of this model in ${run}.`) : errorBox(e));
+  }
+}
+
+async function issuesSection(view, model) {
+  view.appendChild(el('h2', { text: 'Linked issues' }));
+  let issues;
+  try {
+    issues = (await api('/issues')).issues;
+  } catch (e) {
+    view.appendChild(errorBox(e));
+    return;
+  }
+  const linked = issues.filter((i) => (i.result && (i.result.cases || []).some((x) => x.model === model)) ||
+    String(i.title).includes(model));
+  view.appendChild(table(['issue', 'title', 'labels'], linked.map((i) => el('tr', {},
+    td(el('a', { href: `https://github.com/${i.repo}/issues/${i.number}`, text: `${i.repo}#${i.number}` })), td(i.title),
+    td((i.labels || []).map((l) => el('span', { class: 'pill', text: l }))))), { empty: 'no labeled issue mentions this model' }));
+}
+
+export async function casePage(view, params) {
+  const c = Object.fromEntries(['platform', 'suite', 'model', 'dtype', 'mode'].map((k) => [k, params.get(k) || '']));
+  view.appendChild(el('h1', {}, 'Case ', el('span', { class: 'mono case-model', text: c.model || '(pick one)' })));
+  view.appendChild(caseForm((await runsBrief()).platforms, c));
+  if (!c.platform || !c.suite || !c.model) {
+    view.appendChild(notice('Open a case from a Run, Compare or Backlog table, or fill platform, suite and model.'));
+    return;
+  }
+  const q = new URLSearchParams({ platform: c.platform });
+  if (c.dtype) q.set('dtype', c.dtype);
+  if (c.mode) q.set('mode', c.mode);
+  let series = [];
+  try {
+    series = (await api(`/cases/${enc(c.suite)}/${enc(c.model)}/history?${q}`)).series;
+  } catch (e) {
+    view.appendChild(errorBox(e));
+  }
+  view.appendChild(el('h2', { text: `History on ${c.platform}` }));
+  for (const s of series) seriesSection(view, s, c);
+  const newest = series.length ? series[0].points[series[0].points.length - 1] : null;
+  await runSection(view, c, params.get('run') || (newest && newest.run), series);
+  await issuesSection(view, c.model);
+}
