@@ -4,7 +4,7 @@ DB ?= var/perftriage.sqlite
 LISTEN ?= 127.0.0.1:8080
 DEMO ?= --demo
 
-.PHONY: deps build-dev build-release run test bench clean
+.PHONY: deps build-dev build-release run test bench clean format tidy
 
 deps:
 	@scripts/install-deps.sh
@@ -32,6 +32,15 @@ bench: build-release
 
 clean:
 	rm -rf build
+
+# The style (.clang-format) applied to every C++ file; CTest `format` checks it.
+format: deps
+	git ls-files -co --exclude-standard -- '*.cpp' '*.hpp' | grep -v '^layers/' | xargs clang-format -i
+
+# clang-tidy (.clang-tidy) over the project's sources, with the dev build's compile commands.
+tidy: build-dev
+	git ls-files -- '*.cpp' | grep -E '^(common|ingest|schema|analyzers|server)/' | \
+	  xargs -P $(JOBS) -n 4 clang-tidy -p build/dev --quiet
 
 # --- fuzzing (issue 10): libFuzzer harnesses in fuzz/, clang, preset `fuzz` (build/fuzz) ---
 # `make test` runs test-fuzz: every harness for 30 s through fuzz/run.sh (ctest label fuzz).

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# classify_bench.sh [BUILD_DIR] — Release benchmark of the trace classifier (issue 4).
+# classify_bench.sh [BUILD_DIR] — Release benchmark of the trace classifier.
 # Classifies the 87 MB HTA MTIA trace (decompressed to a temp file) and a generated 1 GB trace; prints MB/s and peak
 # RSS, and the time of a plain Python json.load + counting loop over the same files. Deletes the temp files.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/h-trace-rel}
 mtia_gz="$root/../shared/data/traces/hta/tests__data__mtia_trace_single_rank__mtia_rank_0.json.gz"
-if [ ! -x "$build/bench/classify_bench" ]; then
+if [ ! -x "$build/bench/classify_bench" ] || [ ! -x "$build/bench/gen_trace" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPERFTRIAGE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$build" --target classify_bench -j1
+  cmake --build "$build" --target classify_bench gen_trace -j1
 fi
 bench="$build/bench/classify_bench"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/classify_bench.XXXXXX")
@@ -22,7 +22,7 @@ else
   echo "note: $mtia_gz not found; skipping the MTIA trace" >&2
 fi
 echo "generating a 1 GB trace..." >&2
-python3 "$root/bench/gen_trace.py" "$tmp/generated_1g.json" 1024 >/dev/null
+"$build/bench/gen_trace" "$tmp/generated_1g.json" 1024 >/dev/null
 files+=("$tmp/generated_1g.json")
 
 py_count='

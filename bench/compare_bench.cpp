@@ -1,4 +1,4 @@
-// Compare/history benchmark (issue 3).
+// Compare/history benchmark.
 //   1. compare of two full generated nightlies (~12k rows each) in an on-disk database: load both runs (SQL),
 //      per-case comparison + aggregates, JSON rendering; target < 50 ms for the whole use case.
 //   2. with --history-db PATH (built by scripts/gen_history_db.sh, >= 10M rows): one case's history across
@@ -58,7 +58,7 @@ int compare_nightlies(int iterations) {
   std::size_t rows = 0, cases = 0, bytes = 0;
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = Clock::now();
-    auto input = schema::load_comparison(*store, "previous", "nightly-b");
+    auto input = schema::load_comparison(store->db(), "previous", "nightly-b");
     if (!input) return std::cerr << input.error().message << "\n", 1;
     const double t_load = ms_since(t0);
     const auto t1 = Clock::now();
@@ -69,7 +69,7 @@ int compare_nightlies(int iterations) {
     const auto doc = cmp::compare_json("nightly-a", "nightly-b", {}, list, agg);
     build.add(ms_since(t2));
     const auto t3 = Clock::now();
-    const std::string body = server::dump_json(doc);
+    const std::string body = dump_json(doc);
     render.add(ms_since(t3));
     load.add(t_load);
     compare.add(t_compare);
@@ -104,7 +104,7 @@ int history(const std::string& path, int iterations) {
   std::size_t points = 0, changes = 0;
   for (int i = 0; i < iterations; ++i) {
     const auto t0 = Clock::now();
-    auto h = schema::case_history(*store, q);
+    auto h = schema::case_history(store->db(), q);
     if (!h) return std::cerr << h.error().message << "\n", 1;
     sql.add(ms_since(t0));
     const auto t1 = Clock::now();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Server time of every dashboard page's API calls on a >= 10M-row database (issue 6: each < 100 ms).
+# Server time of every dashboard page's API calls on a >= 10M-row database (each < 100 ms).
 #   bench/dashboard_bench.sh [DB=/tmp/perftriage-history.sqlite]
 # Env: BUILD (default build/release; built here with the release preset's flags when the binary is missing),
 #      PERFTRIAGE (a perftriage binary to use instead), GEN (a gen_history_db binary), RUNS / MODELS (generator

@@ -1,4 +1,4 @@
-// Ingest benchmark (issue 2): a generated full nightly (60 files, ~12k rows).
+// Ingest benchmark: a generated full nightly (60 files, ~12k rows).
 //   1. parse alone (MB/s, rows/s)
 //   2. parse + insert into a fresh on-disk SQLite database, one transaction (rows/s)
 //   3. sqlite3's own `.import --csv` of the same rows, same machine, same run (rows/s)
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     {
       auto s = schema::Store::open(settings.db_path);
       if (!s) return 1;
-      auto created = schema::TokenStore(s->db()).create("bench", {"upload"}, std::nullopt);
+      auto created = schema::create_token(s->db(), "bench", {"upload"}, std::nullopt);
       if (!created) return 1;
       token = created->token;
     }

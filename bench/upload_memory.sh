@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of an upload against its uncompressed size (issue 10), through the CLI (`perftriage ingest`) and
+# Peak memory of an upload against its uncompressed size, through the CLI (`perftriage ingest`) and
 # HTTP (`POST /api/v1/uploads` on `perftriage serve`), with a release binary:
 #   (a) a ~13.5 MB zip of valid rows (70 files x 20k rows, ~111 MB uncompressed)
 #   (b) a 40 MB CSV

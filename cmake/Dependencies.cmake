@@ -10,7 +10,7 @@ find_package(ZLIB REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(LibArchive REQUIRED)
 find_package(simdjson REQUIRED)
-# RE2 (libre2-dev): linear-time regular expressions for the labeler and the compile-log parser (issue 10).
+# RE2 (libre2-dev): linear-time regular expressions for the labeler and the compile-log parser.
 # Debian 12's re2 ships only a pkg-config file (re2.pc); a CMake package config (newer re2, vcpkg) is used when present.
 find_package(re2 CONFIG QUIET)
 if(TARGET re2::re2)
@@ -22,12 +22,15 @@ else()
   add_library(perftriage_re2 INTERFACE)
   target_link_libraries(perftriage_re2 INTERFACE PkgConfig::RE2)
 endif()
-# Issue 11 (operations): TOML config files (libtomlplusplus-dev, header-only), the JSON access log (libspdlog-dev,
+# Operations: TOML config files (libtomlplusplus-dev, header-only), the JSON access log (libspdlog-dev,
 # built on the fmt already used) and the Prometheus metrics registry and text exposition (prometheus-cpp-dev, core
 # library only: /metrics is served by our own router, not by its embedded civetweb).
 find_package(tomlplusplus 3 REQUIRED)
 find_package(spdlog 1.10 REQUIRED)
 find_package(prometheus-cpp REQUIRED CONFIG)  # Debian ships it without a version file
+# The command line (libcli11-dev, header-only): one App with a subcommand per command, --help listing every option
+# with its default (server/cli/).
+find_package(CLI11 2.1 REQUIRED CONFIG)
 if(PERFTRIAGE_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

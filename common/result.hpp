@@ -94,8 +94,8 @@ inline std::string_view to_string(ErrorKind kind) {
 }  // namespace perftriage
 
 // Error propagation, so that a function body reads as its logic:
-//   PT_TRY(store.refresh_run_flags(id));             // Result<void> (or any Result): return its error, if any
-//   PT_ASSIGN(auto run, store.find_run(key));        // Result<T>: return its error, or move its value into `run`
+//   PT_TRY(schema::refresh_run_flags(db, id));       // Result<void> (or any Result): return its error, if any
+//   PT_ASSIGN(auto run, schema::find_run(db, key));  // Result<T>: return its error, or move its value into `run`
 // Both work in any function returning Result<U> (an Error converts to every Result).
 #define PT_TRY(expr)                                               \
   do {                                                             \

@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t depth = depth_of(*j);
   FUZZ_CHECK(depth <= limits.max_depth, "accepted JSON of depth " + std::to_string(depth) + " over max_depth " +
                                              std::to_string(limits.max_depth));
-  const std::string out = fuzz::dump(*j);
+  const std::string out = perftriage::dump_json(*j);
   auto again = parse_bounded_json(out, "fuzz", JsonLimits{limits.max_depth, out.size()});
   FUZZ_CHECK(again.ok(), "the dump of accepted JSON is refused: " + out);
   return 0;

@@ -14,19 +14,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tr::CompileLog log;
     log.kind = tr::LogKind::torch_logs;
     tr::parse_torch_logs(text, log);
-    (void)fuzz::dump(tr::graph_breaks_finding(log));
+    (void)perftriage::dump_json(tr::graph_breaks_finding(log));
   }
   {
     tr::CompileLog log;
     log.kind = tr::LogKind::tlparse;
     tr::parse_tlparse(text, log);
-    (void)fuzz::dump(tr::graph_breaks_finding(log));
+    (void)perftriage::dump_json(tr::graph_breaks_finding(log));
   }
   {
     tr::CompileLog log;
     log.kind = tr::LogKind::explain;
     tr::parse_explain(text, log);
-    (void)fuzz::dump(tr::graph_breaks_finding(log));
+    (void)perftriage::dump_json(tr::graph_breaks_finding(log));
   }
   int lines = 0;
   tr::for_each_line(text, [&](std::string_view line) {
@@ -38,6 +38,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tr::ClassifyOptions options;
   options.max_decompressed_bytes = 64ull << 20;
   auto r = tr::classify_bytes(text, "fuzz.log", options);
-  if (r) (void)fuzz::dump(*r);
+  if (r) (void)perftriage::dump_json(*r);
   return 0;
 }

@@ -10,15 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.hpp"
+
 namespace perftriage::fuzz {
 
 inline std::string_view as_view(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
-}
-
-// What the server sends: dump never throws on invalid UTF-8 (server/http/http_types.cpp dump_json does the same).
-inline std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 [[noreturn]] inline void check_failed(const char* expr, const char* file, int line, const std::string& detail) {

@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const auto& [key, spelling] : axis.values) wildcard = wildcard || (key == "*" && spelling == label);
     FUZZ_CHECK(wildcard || taxonomy.canonical_label(label).has_value(), "a label outside the taxonomy: " + label);
   }
-  (void)fuzz::dump(lb::to_json(result));
+  (void)perftriage::dump_json(lb::to_json(result));
   const std::string comment = lb::render_comment(issue, result);
   FUZZ_CHECK(comment.starts_with(lb::kCommentMarker), "the comment does not start with its marker");
   return 0;

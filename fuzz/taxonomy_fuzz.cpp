@@ -33,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& tag : tax.title_tags) (void)tax.title_tag(tag.first);
 
   const nlohmann::json again = lb::to_json(tax);
-  (void)fuzz::dump(again);
+  (void)perftriage::dump_json(again);
   auto reparsed = lb::parse_taxonomy(again);
   FUZZ_CHECK(reparsed.ok(), "to_json of a parsed taxonomy does not parse: " +
                                 (reparsed ? std::string() : reparsed.error().message));
@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                "FAILED test/xpu/test_ops_xpu.py::TestCommonXPU::test_compare_cpu_nn_functional_conv2d_xpu_float32\n";
   issue.labels = {"module: inductor", "bug"};
   const auto result = lb::label_issue(issue, tax);
-  (void)fuzz::dump(lb::to_json(result));
+  (void)perftriage::dump_json(lb::to_json(result));
   (void)lb::render_comment(issue, result);
   return 0;
 }

@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes = fuzz::as_view(data, size);
   auto small = tr::classify_bytes(bytes, "fuzz.json", options(4096));
   if (small) {
-    (void)fuzz::dump(*small);
+    (void)perftriage::dump_json(*small);
     auto d = tr::diff(*small, *small);
-    if (d) (void)fuzz::dump(*d);
+    if (d) (void)perftriage::dump_json(*d);
   } else {
     FUZZ_CHECK(!small.error().code.empty(), small.error().message);
   }
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              "chunk size changes the outcome: 4096 -> " + (small ? std::string("ok") : small.error().code) +
                  ", 8 MiB -> " + (whole ? std::string("ok") : whole.error().code));
   if (small && whole) {
-    FUZZ_CHECK(*small == *whole, "chunk size changes the result:\n" + fuzz::dump(*small) + "\n" + fuzz::dump(*whole));
+    FUZZ_CHECK(*small == *whole, "chunk size changes the result:\n" + perftriage::dump_json(*small) + "\n" + perftriage::dump_json(*whole));
   } else if (!small && !whole) {
     // A file with several faults may be refused for a different one: one chunk stops at the first non-object
     // element, the whole array first fails simdjson's stage 1 (UTF-8, unclosed string) further on. Both are

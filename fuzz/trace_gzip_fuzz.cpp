@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     gz = gzip_member(plain);
   }
   auto zipped = tr::classify_bytes(gz, "fuzz.json.gz", options());
-  if (zipped) (void)fuzz::dump(*zipped);
+  if (zipped) (void)perftriage::dump_json(*zipped);
   if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) return 0;  // gzip inside gzip: not the same input
   auto direct = tr::classify_bytes(plain, "fuzz.json.gz", options());
   FUZZ_CHECK(zipped.ok() == direct.ok(), "gzip changes the outcome: gzip -> " +
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (zipped && direct) {
     FUZZ_CHECK((*zipped)["compressed"] == true && (*direct)["compressed"] == false, "compressed flag");
     (*zipped)["compressed"] = false;
-    FUZZ_CHECK(*zipped == *direct, "gzip changes the result:\n" + fuzz::dump(*zipped) + "\n" + fuzz::dump(*direct));
+    FUZZ_CHECK(*zipped == *direct, "gzip changes the result:\n" + perftriage::dump_json(*zipped) + "\n" + perftriage::dump_json(*direct));
   } else if (!zipped && !direct) {
     FUZZ_CHECK(zipped.error().code == direct.error().code,
                "gzip changes the error: " + zipped.error().code + " vs " + direct.error().code);

@@ -60,6 +60,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto actions =
       wh::plan_label_actions(*event, result, kTaxonomy, suppressed, lb::render_comment(input, result));
   FUZZ_CHECK(!actions.empty(), "no upsert_comment action");
-  for (const auto& a : actions) (void)fuzz::dump(a.payload);
+  for (const auto& a : actions) (void)perftriage::dump_json(a.payload);
   return 0;
 }

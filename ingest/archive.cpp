@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ingest/csv_reader.hpp"
 
 namespace perftriage::ingest {
@@ -146,6 +147,107 @@ Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, co
   return out;
 }
 
+// A single .gz file: one member, named after the file without ".gz".
+Result<std::vector<InputFile>> unpack_gzip(std::string_view bytes, std::string_view archive_name,
+                                           const UnpackLimits& limits) {
+  std::string_view n = archive_name;
+  if (iends_with(n, ".gz")) n.remove_suffix(3);
+  std::string member;
+  if (!normalize_member(n, member))
+    return make_error(ErrorKind::invalid_input, "bad_archive_path",
+                      fmt::format("{}: the name climbs out with '..'", archive_name), std::string(archive_name));
+  if (!iends_with(member, ".csv"))
+    return make_error(ErrorKind::invalid_input, "no_csv_in_archive",
+                      fmt::format("{}: a gzip file whose name does not end in .csv.gz", archive_name),
+                      std::string(archive_name));
+  PT_ASSIGN(std::string data, gunzip_all(bytes, archive_name, limits));
+  std::vector<InputFile> out;
+  out.push_back(InputFile{std::move(member), std::move(data)});
+  return out;
+}
+
+using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
+
+// A libarchive reader over `bytes` for a zip, tar or tar.gz.
+Result<ArchivePtr> open_archive(ArchiveType type, std::string_view bytes, std::string_view archive_name) {
+  ArchivePtr ar(archive_read_new());
+  if (!ar) return make_error(ErrorKind::internal, "archive_internal", "libarchive: out of memory");
+  switch (type) {
+    case ArchiveType::zip: archive_read_support_format_zip(ar.get()); break;
+    case ArchiveType::tar: archive_read_support_format_tar(ar.get()); break;
+    case ArchiveType::tar_gz:
+      archive_read_support_filter_gzip(ar.get());
+      archive_read_support_format_tar(ar.get());
+      break;
+    case ArchiveType::gzip:
+    case ArchiveType::none: break;
+  }
+  if (archive_read_open_memory(ar.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
+    return bad_archive(archive_name, archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "open failed");
+  return ar;
+}
+
+// Where unpack_archive stands: the archive, its limits, and the bytes unpacked so far.
+struct Unpacking {
+  archive* ar;
+  std::string_view archive_name;
+  std::size_t archive_bytes;
+  const UnpackLimits& limits;
+  std::size_t total = 0;
+  std::array<char, 64 * 1024> buf{};
+};
+
+// The member path of `entry` when it is a .csv file to read; "" for an entry to skip (a directory, another file).
+Result<std::string> csv_member(archive_entry* entry, const Unpacking& u) {
+  const char* p = archive_entry_pathname(entry);
+  const std::string path = p != nullptr ? p : "";
+  const auto filetype = archive_entry_filetype(entry);
+  if (filetype == AE_IFDIR) return std::string();
+  if (filetype == AE_IFLNK || archive_entry_symlink(entry) != nullptr || archive_entry_hardlink(entry) != nullptr)
+    return bad_path(u.archive_name, path, "is a link: archives with symlinks or hardlinks are refused");
+  if (filetype != AE_IFREG) return bad_path(u.archive_name, path, "is not a regular file");
+  if (is_absolute(path)) return bad_path(u.archive_name, path, "has an absolute path");
+  std::string norm;
+  if (!normalize_member(path, norm)) return bad_path(u.archive_name, path, "climbs out of the archive with '..'");
+  if (norm.empty() || !iends_with(norm, ".csv")) return std::string();
+  if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
+      static_cast<std::size_t>(archive_entry_size(entry)) > u.limits.max_entry_bytes)
+    return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
+                                                 "max_archive_entry_mb)", norm, u.limits.max_entry_bytes));
+  return norm;
+}
+
+// The data of the current member, the limits counting the bytes actually read.
+Result<void> read_member(archive_entry* entry, InputFile& f, Unpacking& u) {
+  const UnpackLimits& limits = u.limits;
+  // one allocation of the stated size (appending 64 KiB at a time would double the buffer up to 2x the member);
+  // the stated size is only a hint
+  if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > 0)
+    f.bytes.reserve(std::min({static_cast<std::size_t>(archive_entry_size(entry)), limits.max_entry_bytes,
+                              limits.max_total_bytes - u.total}));
+  for (;;) {
+    const la_ssize_t got = archive_read_data(u.ar, u.buf.data(), u.buf.size());
+    if (got == 0) return {};
+    if (got < 0) {
+      const char* why = archive_error_string(u.ar);
+      return bad_archive(u.archive_name, why ? why : "corrupt member data");
+    }
+    const auto n = static_cast<std::size_t>(got);
+    if (f.bytes.size() + n > limits.max_entry_bytes)
+      return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
+                                                   "max_archive_entry_mb)", f.path, limits.max_entry_bytes));
+    if (u.total + n > limits.max_total_bytes)
+      return too_large(u.archive_name,
+                       fmt::format("members are larger than {} bytes uncompressed in all ([limits] "
+                                   "max_archive_total_mb)", limits.max_total_bytes));
+    u.total += n;
+    if (over_ratio(u.total, u.archive_bytes, limits))
+      return too_large(u.archive_name,
+                       fmt::format("member '{}' {}", f.path, ratio_text(u.total, u.archive_bytes, limits)));
+    f.bytes.append(u.buf.data(), n);
+  }
+}
+
 }  // namespace
 
 ArchiveType detect_archive(std::string_view bytes) {
@@ -162,44 +264,12 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
                                               const UnpackLimits& limits) {
   const ArchiveType type = detect_archive(bytes);
   if (type == ArchiveType::none) return bad_archive(archive_name, "not a zip, tar, tar.gz or gzip file");
+  if (type == ArchiveType::gzip) return unpack_gzip(bytes, archive_name, limits);
 
-  if (type == ArchiveType::gzip) {
-    std::string_view n = archive_name;
-    if (csv::iends_with(n, ".gz")) n.remove_suffix(3);
-    std::string member;
-    if (!normalize_member(n, member))
-      return make_error(ErrorKind::invalid_input, "bad_archive_path",
-                        fmt::format("{}: the name climbs out with '..'", archive_name), std::string(archive_name));
-    if (!csv::iends_with(member, ".csv"))
-      return make_error(ErrorKind::invalid_input, "no_csv_in_archive",
-                        fmt::format("{}: a gzip file whose name does not end in .csv.gz", archive_name),
-                        std::string(archive_name));
-    auto data = gunzip_all(bytes, archive_name, limits);
-    if (!data) return std::move(data).error();
-    std::vector<InputFile> out;
-    out.push_back(InputFile{std::move(member), std::move(data).value()});
-    return out;
-  }
-
-  std::unique_ptr<archive, ArchiveDeleter> ar(archive_read_new());
-  if (!ar) return make_error(ErrorKind::internal, "archive_internal", "libarchive: out of memory");
-  switch (type) {
-    case ArchiveType::zip: archive_read_support_format_zip(ar.get()); break;
-    case ArchiveType::tar: archive_read_support_format_tar(ar.get()); break;
-    case ArchiveType::tar_gz:
-      archive_read_support_filter_gzip(ar.get());
-      archive_read_support_format_tar(ar.get());
-      break;
-    case ArchiveType::gzip:
-    case ArchiveType::none: break;
-  }
-  if (archive_read_open_memory(ar.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
-    return bad_archive(archive_name, archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "open failed");
-
+  PT_ASSIGN(const ArchivePtr ar, open_archive(type, bytes, archive_name));
+  Unpacking u{ar.get(), archive_name, bytes.size(), limits};
   std::vector<InputFile> out;
   std::size_t entries = 0;
-  std::size_t total = 0;
-  std::array<char, 64 * 1024> buf{};
   for (;;) {
     archive_entry* entry = nullptr;
     const int rc = archive_read_next_header(ar.get(), &entry);
@@ -208,52 +278,17 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
       const char* why = archive_error_string(ar.get());
       return bad_archive(archive_name, why ? why : "corrupt entry header");
     }
-    const char* p = archive_entry_pathname(entry);
-    const std::string path = p != nullptr ? p : "";
-    if (++entries > limits.max_entries)
+    if (++entries > limits.max_entries) {
+      const char* p = archive_entry_pathname(entry);
       return too_large(archive_name, fmt::format("more than {} entries (member '{}' is entry {}; [limits] "
-                                                 "max_archive_entries)", limits.max_entries, path, entries));
-    const auto filetype = archive_entry_filetype(entry);
-    if (filetype == AE_IFDIR) continue;
-    if (filetype == AE_IFLNK || archive_entry_symlink(entry) != nullptr || archive_entry_hardlink(entry) != nullptr)
-      return bad_path(archive_name, path, "is a link: archives with symlinks or hardlinks are refused");
-    if (filetype != AE_IFREG) return bad_path(archive_name, path, "is not a regular file");
-    if (is_absolute(path)) return bad_path(archive_name, path, "has an absolute path");
-    std::string norm;
-    if (!normalize_member(path, norm)) return bad_path(archive_name, path, "climbs out of the archive with '..'");
-    if (norm.empty() || !csv::iends_with(norm, ".csv")) continue;  // archive_read_next_header skips the data
-    if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
-        static_cast<std::size_t>(archive_entry_size(entry)) > limits.max_entry_bytes)
-      return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
-                                                 "max_archive_entry_mb)", norm, limits.max_entry_bytes));
-
-    InputFile f;
-    f.path = std::move(norm);
-    // one allocation of the stated size (appending 64 KiB at a time would double the buffer up to 2x the member);
-    // the stated size is only a hint: the limits below count the bytes actually read
-    if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) > 0)
-      f.bytes.reserve(std::min({static_cast<std::size_t>(archive_entry_size(entry)), limits.max_entry_bytes,
-                                limits.max_total_bytes - total}));
-    for (;;) {
-      const la_ssize_t got = archive_read_data(ar.get(), buf.data(), buf.size());
-      if (got == 0) break;
-      if (got < 0) {
-        const char* why = archive_error_string(ar.get());
-        return bad_archive(archive_name, why ? why : "corrupt member data");
-      }
-      const auto n = static_cast<std::size_t>(got);
-      if (f.bytes.size() + n > limits.max_entry_bytes)
-        return too_large(archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
-                                                   "max_archive_entry_mb)", f.path, limits.max_entry_bytes));
-      if (total + n > limits.max_total_bytes)
-        return too_large(archive_name,
-                         fmt::format("members are larger than {} bytes uncompressed in all ([limits] "
-                                     "max_archive_total_mb)", limits.max_total_bytes));
-      total += n;
-      if (over_ratio(total, bytes.size(), limits))
-        return too_large(archive_name, fmt::format("member '{}' {}", f.path, ratio_text(total, bytes.size(), limits)));
-      f.bytes.append(buf.data(), n);
+                                                 "max_archive_entries)", limits.max_entries, p != nullptr ? p : "",
+                                                 entries));
     }
+    PT_ASSIGN(std::string member, csv_member(entry, u));
+    if (member.empty()) continue;  // archive_read_next_header skips the data
+    InputFile f;
+    f.path = std::move(member);
+    PT_TRY(read_member(entry, f, u));
     out.push_back(std::move(f));
   }
   if (out.empty())

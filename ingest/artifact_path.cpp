@@ -14,10 +14,12 @@
 
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ingest/csv_reader.hpp"
 
 namespace perftriage::ingest {
@@ -69,7 +71,7 @@ constexpr std::array<std::string_view, 6> kDevices{{"cuda", "xpu", "cpu", "hpu",
 
 template <std::size_t N>
 std::optional<std::string> lookup(const std::array<Alias, N>& table, std::string_view s) {
-  std::string key = csv::lower(csv::trim(s));
+  std::string key = lower(trim_if(s, csv::is_pad));
   for (char& c : key)
     if (c == '-') c = '_';
   for (const auto& a : table)
@@ -80,7 +82,7 @@ std::optional<std::string> lookup(const std::array<Alias, N>& table, std::string
 template <std::size_t N>
 std::string normalize(const std::array<Alias, N>& table, std::string_view s) {
   if (auto v = lookup(table, s)) return *v;
-  return csv::lower(csv::trim(s));
+  return lower(trim_if(s, csv::is_pad));
 }
 
 bool is_device(std::string_view t) {
@@ -100,15 +102,6 @@ struct Evidence {
   }
   [[nodiscard]] std::string get() const { return conflict ? std::string() : value; }
 };
-
-std::string join(const std::vector<std::string>& t, std::size_t from, std::size_t to) {
-  std::string out;
-  for (std::size_t i = from; i < to; ++i) {
-    if (!out.empty()) out += '_';
-    out += t[i];
-  }
-  return out;
-}
 
 // Suite spelled by tokens starting at i: returns the canonical suite and sets `end` past it.
 std::optional<std::string> suite_at(const std::vector<std::string>& t, std::size_t i, std::size_t& end) {
@@ -135,7 +128,7 @@ Axes axes_from_file_name(std::string_view stem) {
       if (!cur.empty()) t.push_back(cur);
       cur.clear();
     } else {
-      cur.push_back(csv::ascii_lower(c));
+      cur.push_back(ascii_lower(c));
     }
   }
   if (!cur.empty()) t.push_back(cur);
@@ -170,7 +163,7 @@ Axes axes_from_file_name(std::string_view stem) {
     return a;
   }
   if (m > s_end) {
-    if (auto d = lookup(kDtypes, join(t, s_end, m))) a.dtype = *d;
+    if (auto d = lookup(kDtypes, join(std::span(t).subspan(s_end, m - s_end), "_"))) a.dtype = *d;
   }
   std::size_t k = m + 1;
   if (k < t.size() && is_device(t[k])) a.device = t[k++];
@@ -184,9 +177,9 @@ Axes axes_from_file_name(std::string_view stem) {
     std::size_t from = 0;
     if (from < s && t[from] == "inductor") ++from;
     if (from < s && t[from] == "results") ++from;
-    a.config = join(t, from, s);
+    a.config = join(std::span(t).subspan(from, s - from), "_");
   } else if (m + 1 == t.size() && m == s_end) {
-    a.config = join(t, 0, s);  // reference name <config>_<suite>_<mode>
+    a.config = join(std::span(t).first(s), "_");  // reference name <config>_<suite>_<mode>
   }
   return a;
 }
@@ -215,8 +208,8 @@ Axes axes_from_path(std::string_view path) {
   if (p.back() == '/') segs.push_back("");  // a directory: no file name
 
   std::string_view stem = segs.back();
-  if (csv::iends_with(stem, ".gz")) stem.remove_suffix(3);
-  if (csv::iends_with(stem, ".csv")) stem.remove_suffix(4);
+  if (iends_with(stem, ".gz")) stem.remove_suffix(3);
+  if (iends_with(stem, ".csv")) stem.remove_suffix(4);
   const Axes from_name = axes_from_file_name(stem);
 
   Evidence suite, dtype, mode, kind;
@@ -228,7 +221,7 @@ Axes axes_from_path(std::string_view path) {
     if (auto v = lookup(kSuites, segs[i])) suite.add(*v);
     if (auto v = lookup(kDtypes, segs[i])) dtype.add(*v);
     // directories: only the full words (a folder named "train" or "perf" says too little)
-    const std::string low = csv::lower(segs[i]);
+    const std::string low = lower(segs[i]);
     if (low == "inference" || low == "training") mode.add(low);
     if (low == "performance" || low == "accuracy") kind.add(low);
   }

@@ -26,7 +26,7 @@
 //   batch_size > 0, not short; accuracy: pass / pass_due_to_skip / eager_variation), then (2) the smallest
 //   positive abs_latency, then (3) the first in the file. Kept rows stay in file order; duplicates_dropped
 //   counts the others.
-// - Limits (CsvLimits, records.hpp; issue 10: a row of 10 MB of commas cost 2.7 GB, and every later read of it
+// - Limits (CsvLimits, records.hpp; unbounded, a row of 10 MB of commas cost 2.7 GB, and every later read of it
 //   79 MB of JSON). Real harness files have <= 30 columns, cells <= ~100 bytes and at most one CI-appended cell.
 //   * max_columns 512: a header line with more cells is refused ("too_many_columns", file, line). Also bounds the
 //     cells materialised per line (512 + 1 views); cells past them are only counted by the reader, so a line of
@@ -58,9 +58,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ingest/artifact_path.hpp"
 #include "ingest/csv_reader.hpp"
 
@@ -129,11 +131,6 @@ Col column_of(std::string_view name) {
   return Col::extra;
 }
 
-std::string_view strip_hash(std::string_view cell) {
-  while (!cell.empty() && cell.front() == '#') cell.remove_prefix(1);
-  return csv::trim(cell);
-}
-
 bool contains_cell(const std::vector<std::string_view>& cells, std::string_view what) {
   for (auto c : cells)
     if (c == what) return true;
@@ -155,9 +152,9 @@ Header make_header(const std::vector<std::string_view>& cells, std::int64_t line
   Header h;
   h.line = line;
   h.names.reserve(cells.size());
-  for (std::size_t i = 0; i < cells.size(); ++i) h.names.emplace_back(i == 0 ? strip_hash(cells[i]) : cells[i]);
+  for (std::size_t i = 0; i < cells.size(); ++i) h.names.emplace_back(i == 0 ? csv::strip_hash(cells[i]) : cells[i]);
   h.width = h.names.size();
-  if (h.width > 1 && csv::iends_with(h.names.back(), ".csv") && column_of(h.names.back()) == Col::extra) {
+  if (h.width > 1 && iends_with(h.names.back(), ".csv") && column_of(h.names.back()) == Col::extra) {
     h.filename_col = true;
     --h.width;
   }
@@ -369,12 +366,12 @@ class Parser {
         return make_error(ErrorKind::invalid_input, "unterminated_quote",
                           fmt::format("{}: line {}: a quoted cell is never closed", file_, rec.line), std::string(file_),
                           rec.line);
-      const std::string_view t = csv::trim(rec.text);
+      const std::string_view t = trim_if(rec.text, csv::is_pad);
       if (t.empty()) continue;
       if (!have_header) {
         if (t.front() == '#') {
           std::vector<std::string_view> probe = cells_;
-          probe[0] = strip_hash(probe[0]);
+          probe[0] = csv::strip_hash(probe[0]);
           if (!contains_cell(probe, "name")) continue;  // an ordinary comment before the header
         }
         PT_TRY(check_header_line(rec, true));
@@ -489,12 +486,91 @@ class Parser {
     rows_under_header_ = 0;
   }
 
+  // What add_row keeps of a row's cells besides the ResultRow fields.
+  struct RowCells {
+    std::string_view dev;
+    std::string_view model;
+    std::optional<double> eager_mem;
+    std::optional<double> dynamo_mem;
+  };
+
+  // A number cell into `out`; false (err_ set) when it is not a number.
+  template <class T>
+  bool number(std::int64_t line, std::size_t col, std::string_view v, std::optional<T>& out) {
+    csv::NumStatus st;
+    if constexpr (std::is_same_v<T, double>) {
+      st = csv::parse_double(v, out);
+    } else {
+      st = csv::parse_int(v, out);
+    }
+    return st == csv::NumStatus::ok || fail(bad_number(line, col, v));
+  }
+
+  // A number cell that may say nan / inf: parsed into `out`, and the row marked non_finite when it did.
+  template <class T>
+  bool finite_number(ResultRow& row, std::int64_t line, std::size_t col, std::string_view v, std::optional<T>& out) {
+    if (!number(line, col, v, out)) return false;
+    if (!out && !v.empty()) row.non_finite = true;
+    return true;
+  }
+
+  // An axis column (suite, dtype, mode, scenario): evidence for the file's axis, and kept as an extra column.
+  void axis_cell(ResultRow& row, UniformAxis& axis, std::size_t col, std::string_view v, bool keep_text) {
+    if (mode_ != Mode::replay) axis.add(v);
+    if (keep_text) row.extra.emplace_back(header_.names[col], v);
+  }
+
+  // The first `used` cells into `row` and `c`, by their header column; false (err_ set) on a bad number.
+  bool read_cells(ResultRow& row, RowCells& c, std::int64_t line, std::size_t used, bool keep_text) {
+    for (std::size_t i = 0; i < used; ++i) {
+      const std::string_view v = cells_[i];
+      bool ok = true;
+      switch (header_.cols[i]) {
+        case Col::dev: c.dev = v; break;
+        case Col::name: c.model = v; break;
+        case Col::batch_size: {
+          std::optional<std::int64_t> b;
+          ok = finite_number(row, line, i, v, b);
+          row.batch_size = b.value_or(0);
+          break;
+        }
+        case Col::speedup:
+          ok = finite_number(row, line, i, v, row.speedup);
+          if (keep_text) row.speedup_text.assign(v);
+          break;
+        case Col::abs_latency: ok = finite_number(row, line, i, v, row.abs_latency_ms); break;
+        case Col::compilation_latency: ok = finite_number(row, line, i, v, row.compilation_latency_s); break;
+        case Col::compression_ratio: ok = number(line, i, v, row.compression_ratio); break;
+        case Col::eager_peak_mem: ok = number(line, i, v, c.eager_mem); break;
+        case Col::dynamo_peak_mem: ok = number(line, i, v, c.dynamo_mem); break;
+        case Col::calls_captured: ok = number(line, i, v, row.calls_captured); break;
+        case Col::unique_graphs: ok = number(line, i, v, row.unique_graphs); break;
+        case Col::graph_breaks: ok = number(line, i, v, row.graph_breaks); break;
+        case Col::unique_graph_breaks: ok = number(line, i, v, row.unique_graph_breaks); break;
+        case Col::autograd_captures: ok = number(line, i, v, row.autograd_captures); break;
+        case Col::autograd_compiles: ok = number(line, i, v, row.autograd_compiles); break;
+        case Col::cudagraph_skips: ok = number(line, i, v, row.cudagraph_skips); break;
+        case Col::fallbacks_to_eager: ok = number(line, i, v, row.fallbacks_to_eager); break;
+        case Col::accuracy: row.accuracy.assign(v); break;
+        case Col::suite: axis_cell(row, suite_, i, v, keep_text); break;
+        case Col::dtype: axis_cell(row, dtype_, i, v, keep_text); break;
+        case Col::mode: axis_cell(row, mode_axis_, i, v, keep_text); break;
+        case Col::scenario: axis_cell(row, scenario_, i, v, keep_text); break;
+        case Col::extra:
+          if (keep_text) row.extra.emplace_back(header_.names[i], v);
+          break;
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
   // false on error (then err_ holds it): a Result<void> per row would construct and destroy an Error each time
   bool add_row(const csv::Record& rec, std::size_t at) {
     const std::int64_t line = rec.line;
     std::size_t n = cells_.size();
     const bool overflow = rec.cells_total > n;  // cells past max_columns + 1 were only counted
-    if (header_.filename_col && !overflow && n > 1 && csv::iends_with(cells_[n - 1], ".csv")) --n;
+    if (header_.filename_col && !overflow && n > 1 && iends_with(cells_[n - 1], ".csv")) --n;
     ResultRow* rp = &cur_;
     if (mode_ == Mode::rows) {
       rp = &out_.rows.emplace_back();  // in place; dropped again when it is a duplicate
@@ -505,115 +581,32 @@ class Parser {
     const bool keep_text = mode_ != Mode::scan;  // a scan keeps no row: only what validation and dedup need
     row.line = line;
     row.short_row = n < header_.width;
-    std::string_view dev;
-    std::string_view model;
-    std::optional<double> eager_mem;
-    std::optional<double> dynamo_mem;
-    const std::size_t used = n < header_.width ? n : header_.width;
-    for (std::size_t i = 0; i < used; ++i) {
-      const std::string_view v = cells_[i];
-      switch (header_.cols[i]) {
-        case Col::dev: dev = v; break;
-        case Col::name: model = v; break;
-        case Col::batch_size: {
-          std::optional<std::int64_t> b;
-          if (csv::parse_int(v, b) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          row.batch_size = b.value_or(0);
-          if (!b && !v.empty()) row.non_finite = true;
-          break;
-        }
-        case Col::speedup:
-          if (csv::parse_double(v, row.speedup) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          if (!row.speedup && !v.empty()) row.non_finite = true;
-          if (keep_text) row.speedup_text.assign(v);
-          break;
-        case Col::abs_latency:
-          if (csv::parse_double(v, row.abs_latency_ms) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          if (!row.abs_latency_ms && !v.empty()) row.non_finite = true;
-          break;
-        case Col::compilation_latency:
-          if (csv::parse_double(v, row.compilation_latency_s) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          if (!row.compilation_latency_s && !v.empty()) row.non_finite = true;
-          break;
-        case Col::compression_ratio:
-          if (csv::parse_double(v, row.compression_ratio) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::eager_peak_mem:
-          if (csv::parse_double(v, eager_mem) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::dynamo_peak_mem:
-          if (csv::parse_double(v, dynamo_mem) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::calls_captured:
-          if (csv::parse_int(v, row.calls_captured) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::unique_graphs:
-          if (csv::parse_int(v, row.unique_graphs) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::graph_breaks:
-          if (csv::parse_int(v, row.graph_breaks) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::unique_graph_breaks:
-          if (csv::parse_int(v, row.unique_graph_breaks) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::autograd_captures:
-          if (csv::parse_int(v, row.autograd_captures) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::autograd_compiles:
-          if (csv::parse_int(v, row.autograd_compiles) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::cudagraph_skips:
-          if (csv::parse_int(v, row.cudagraph_skips) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::fallbacks_to_eager:
-          if (csv::parse_int(v, row.fallbacks_to_eager) != csv::NumStatus::ok) return fail(bad_number(line, i, v));
-          break;
-        case Col::accuracy: row.accuracy.assign(v); break;
-        case Col::suite:
-          if (mode_ != Mode::replay) suite_.add(v);
-          if (keep_text) row.extra.emplace_back(header_.names[i], v);
-          break;
-        case Col::dtype:
-          if (mode_ != Mode::replay) dtype_.add(v);
-          if (keep_text) row.extra.emplace_back(header_.names[i], v);
-          break;
-        case Col::mode:
-          if (mode_ != Mode::replay) mode_axis_.add(v);
-          if (keep_text) row.extra.emplace_back(header_.names[i], v);
-          break;
-        case Col::scenario:
-          if (mode_ != Mode::replay) scenario_.add(v);
-          if (keep_text) row.extra.emplace_back(header_.names[i], v);
-          break;
-        case Col::extra:
-          if (keep_text) row.extra.emplace_back(header_.names[i], v);
-          break;
-      }
-    }
+    RowCells c;
+    if (!read_cells(row, c, line, n < header_.width ? n : header_.width, keep_text)) return false;
     if (n > header_.width || overflow) add_extra_cells(row, rec, n, keep_text);
 
-    if (model.empty())
+    if (c.model.empty())
       return fail(make_error(ErrorKind::invalid_input, "missing_name",
                              fmt::format("{}: line {}: the row has no model name", file_, line), std::string(file_),
                              line, "name"));
-    if (eager_mem && dynamo_mem && *eager_mem == 0.0 && *dynamo_mem == 0.0) {
+    if (c.eager_mem && c.dynamo_mem && *c.eager_mem == 0.0 && *c.dynamo_mem == 0.0) {
       row.compression_ratio.reset();  // "not measured" (XPU), not zero
     } else {
-      row.eager_peak_mem_gb = eager_mem;
-      row.dynamo_peak_mem_gb = dynamo_mem;
+      row.eager_peak_mem_gb = c.eager_mem;
+      row.dynamo_peak_mem_gb = c.dynamo_mem;
     }
     if (keep_text) {
-      row.dev.assign(dev);
-      row.model.assign(model);
+      row.dev.assign(c.dev);
+      row.model.assign(c.model);
     }
     if (mode_ == Mode::replay) return true;
-    device_.add(dev);
+    device_.add(c.dev);
 
     // duplicates are resolved after the last row (sorting hashes beats probing a table that misses the cache)
     const double latency = row.abs_latency_ms && *row.abs_latency_ms > 0 ? *row.abs_latency_ms : 0.0;
     refs_.push_back(RowRef{at, line, latency, static_cast<std::uint32_t>(header_locs_.size() - 1),
                            is_passing(row, performance_)});
-    keys_.push_back(Key{key_hash(dev, model), refs_.size() - 1});
+    keys_.push_back(Key{key_hash(c.dev, c.model), refs_.size() - 1});
     ++rows_under_header_;
     return true;
   }
@@ -661,7 +654,7 @@ class Parser {
     std::string scratch;
     if (!reader.next_split(rec, cells, scratch)) return {};
     std::size_t n = cells.size();
-    if (h.filename_col && rec.cells_total == n && n > 1 && csv::iends_with(cells[n - 1], ".csv")) --n;
+    if (h.filename_col && rec.cells_total == n && n > 1 && iends_with(cells[n - 1], ".csv")) --n;
     n = std::min(n, h.width);
     auto cell = [&](std::size_t i) { return i < n ? std::string(cells[i]) : std::string(); };
     return {cell(h.dev_idx), cell(h.name_idx)};
@@ -747,7 +740,7 @@ class Parser {
     a.dtype = normalize_dtype(dtype_.get());
     a.mode = normalize_mode(mode_axis_.get());
     a.kind = scenario_.seen ? normalize_kind(scenario_.get()) : header_.kind;
-    a.device = csv::lower(device_.get());
+    a.device = lower(device_.get());
     if (extra_rows_ > 0) {
       out_.warnings.push_back(CsvWarning{
           "extra_cells_dropped",
@@ -814,11 +807,11 @@ CsvFlavor sniff_csv(std::string_view bytes, const CsvLimits& limits) {
   std::vector<std::string_view> cells;
   std::string scratch;
   while (reader.next(rec)) {
-    const std::string_view t = csv::trim(rec.text);
+    const std::string_view t = trim_if(rec.text, csv::is_pad);
     if (t.empty()) continue;
     csv::split(rec, cells, scratch, cell_limits(limits));
     const bool hashed = t.front() == '#';
-    cells[0] = strip_hash(cells[0]);
+    cells[0] = csv::strip_hash(cells[0]);
     const bool name = contains_cell(cells, "name");
     if (hashed && !name) continue;  // a comment line
     if (!name) return CsvFlavor::unknown;

@@ -22,6 +22,8 @@
 #include <system_error>
 #include <vector>
 
+#include "common/strings.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -69,29 +71,13 @@ struct Record {
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (is_blank(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (is_blank(s.back()) || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+// What is stripped around an unquoted cell: blanks and a stray '\r'.
+inline bool is_pad(char c) { return is_blank(c) || c == '\r'; }
 
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-inline bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  return true;
-}
-
-inline bool iends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
-}
-
-inline std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
+// A header cell without the '#' of a commented-out header line ("#name" -> "name") and without padding.
+inline std::string_view strip_hash(std::string_view cell) {
+  while (!cell.empty() && cell.front() == '#') cell.remove_prefix(1);
+  return trim_if(cell, is_pad);
 }
 
 inline void split(Record& rec, std::vector<std::string_view>& cells, std::string& scratch,
@@ -156,7 +142,7 @@ class RecordReader {
         const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(mask));
         const char c = base[j];
         if (c == ',') {
-          r.add_cell(cells, trim(std::string_view(base + cell_start, j - cell_start)), limits_);
+          r.add_cell(cells, trim_if(std::string_view(base + cell_start, j - cell_start), is_pad), limits_);
           cell_start = j + 1;
         } else if (c == '\n') {
           end = j;
@@ -171,7 +157,7 @@ class RecordReader {
     for (; i < size; ++i) {
       const char c = base[i];
       if (c == ',') {
-        r.add_cell(cells, trim(std::string_view(base + cell_start, i - cell_start)), limits_);
+        r.add_cell(cells, trim_if(std::string_view(base + cell_start, i - cell_start), is_pad), limits_);
         cell_start = i + 1;
       } else if (c == '\n') {
         end = i;
@@ -181,7 +167,7 @@ class RecordReader {
       }
     }
   done : {
-    r.add_cell(cells, trim(std::string_view(base + cell_start, end - cell_start)), limits_);
+    r.add_cell(cells, trim_if(std::string_view(base + cell_start, end - cell_start), is_pad), limits_);
     r.line = line_;
     r.has_quote = false;
     r.unterminated_quote = false;
@@ -249,11 +235,11 @@ inline void split(Record& rec, std::vector<std::string_view>& cells, std::string
     for (;;) {
       const void* comma = std::memchr(s.data() + pos, ',', s.size() - pos);
       if (comma == nullptr) {
-        rec.add_cell(cells, trim(s.substr(pos)), lim);
+        rec.add_cell(cells, trim_if(s.substr(pos), is_pad), lim);
         return;
       }
       const auto at = static_cast<std::size_t>(static_cast<const char*>(comma) - s.data());
-      rec.add_cell(cells, trim(s.substr(pos, at - pos)), lim);
+      rec.add_cell(cells, trim_if(s.substr(pos, at - pos), is_pad), lim);
       pos = at + 1;
     }
   }
@@ -291,7 +277,7 @@ inline void split(Record& rec, std::vector<std::string_view>& cells, std::string
         std::size_t tail_end = k;
         while (tail_end < n && s[tail_end] != ',') ++tail_end;
         std::string_view tail = s.substr(k, tail_end - k);
-        while (!tail.empty() && (is_blank(tail.back()) || tail.back() == '\r')) tail.remove_suffix(1);
+        while (!tail.empty() && is_pad(tail.back())) tail.remove_suffix(1);
         scratch.append(tail);
         k = tail_end;
       }
@@ -302,10 +288,10 @@ inline void split(Record& rec, std::vector<std::string_view>& cells, std::string
     }
     const std::size_t comma = s.find(',', i);
     if (comma == std::string_view::npos) {
-      rec.add_cell(cells, trim(s.substr(i)), lim);
+      rec.add_cell(cells, trim_if(s.substr(i), is_pad), lim);
       return;
     }
-    rec.add_cell(cells, trim(s.substr(i, comma - i)), lim);
+    rec.add_cell(cells, trim_if(s.substr(i, comma - i), is_pad), lim);
     i = comma + 1;
   }
 }
@@ -346,7 +332,7 @@ inline NumStatus parse_double(std::string_view s, std::optional<double>& out) {
       return NumStatus::ok;
     }
   }
-  s = trim(s);
+  s = trim_if(s, is_pad);
   out.reset();
   if (s.empty()) return NumStatus::ok;
   if (s.front() == '+') s.remove_prefix(1);
@@ -375,7 +361,7 @@ inline NumStatus parse_int(std::string_view s, std::optional<std::int64_t>& out)
       return NumStatus::ok;
     }
   }
-  s = trim(s);
+  s = trim_if(s, is_pad);
   out.reset();
   if (s.empty()) return NumStatus::ok;
   if (s.front() == '+') s.remove_prefix(1);

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ingest/archive.hpp"
 #include "ingest/csv_reader.hpp"
 
@@ -31,17 +32,17 @@ std::vector<std::string_view> split_params(std::string_view s) {
     } else if (c == '"') {
       q = !q;
     } else if (c == ';' && !q) {
-      out.push_back(csv::trim(s.substr(start, i - start)));
+      out.push_back(trim_if(s.substr(start, i - start), csv::is_pad));
       start = i + 1;
     }
   }
-  out.push_back(csv::trim(s.substr(start)));
+  out.push_back(trim_if(s.substr(start), csv::is_pad));
   return out;
 }
 
 // value of a parameter: quoted-string (backslash escapes) or token
 std::string param_value(std::string_view v) {
-  v = csv::trim(v);
+  v = trim_if(v, csv::is_pad);
   if (v.size() >= 1 && v.front() == '"') {
     std::string out;
     for (std::size_t i = 1; i < v.size(); ++i) {
@@ -94,7 +95,7 @@ std::vector<Param> params_of(std::string_view header_value, std::string_view& ma
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const std::size_t eq = parts[i].find('=');
     if (eq == std::string_view::npos) continue;
-    out.push_back({csv::trim(parts[i].substr(0, eq)), csv::trim(parts[i].substr(eq + 1))});
+    out.push_back({trim_if(parts[i].substr(0, eq), csv::is_pad), trim_if(parts[i].substr(eq + 1), csv::is_pad)});
   }
   return out;
 }
@@ -141,12 +142,12 @@ Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view bo
                                                              std::size_t max_parts) {
   std::string_view type;
   const auto ct_params = params_of(content_type, type);
-  if (!csv::iequals(csv::trim(type), "multipart/form-data"))
+  if (!iequals(trim_if(type, csv::is_pad), "multipart/form-data"))
     return bad(fmt::format("Content-Type '{}' is not multipart/form-data", std::string(type.substr(0, 80))),
                ErrorKind::unsupported_media_type);
   std::string boundary;
   for (const auto& p : ct_params)
-    if (csv::iequals(p.key, "boundary")) boundary = param_value(p.value);
+    if (iequals(p.key, "boundary")) boundary = param_value(p.value);
   if (boundary.empty()) return bad("the multipart Content-Type has no boundary parameter");
   if (boundary.size() > 200) return bad("the multipart boundary is longer than 200 characters");
 
@@ -177,19 +178,19 @@ Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view bo
       const std::size_t colon = line.find(':');
       if (colon == std::string_view::npos)
         return bad(fmt::format("part {}: header line without ':'", parts.size() + 1));
-      const std::string_view name = csv::trim(line.substr(0, colon));
-      const std::string_view value = csv::trim(line.substr(colon + 1));
-      if (csv::iequals(name, "Content-Disposition")) {
+      const std::string_view name = trim_if(line.substr(0, colon), csv::is_pad);
+      const std::string_view value = trim_if(line.substr(colon + 1), csv::is_pad);
+      if (iequals(name, "Content-Disposition")) {
         disposition = true;
         std::string_view main;
         std::string filename_ext;
         for (const auto& p : params_of(value, main)) {
-          if (csv::iequals(p.key, "name")) part.name = param_value(p.value);
-          else if (csv::iequals(p.key, "filename")) part.filename = param_value(p.value);
-          else if (csv::iequals(p.key, "filename*")) filename_ext = ext_value(param_value(p.value));
+          if (iequals(p.key, "name")) part.name = param_value(p.value);
+          else if (iequals(p.key, "filename")) part.filename = param_value(p.value);
+          else if (iequals(p.key, "filename*")) filename_ext = ext_value(param_value(p.value));
         }
         if (part.filename.empty()) part.filename = std::move(filename_ext);
-      } else if (csv::iequals(name, "Content-Type")) {
+      } else if (iequals(name, "Content-Type")) {
         part.content_type.assign(value);
       }
     }
@@ -210,11 +211,10 @@ Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view bo
 
 Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::string_view content_type,
                                                    std::size_t max_parts) {
-  auto views = parse_multipart_views(body, content_type, max_parts);
-  if (!views) return std::move(views).error();
+  PT_ASSIGN(auto views, parse_multipart_views(body, content_type, max_parts));
   std::vector<MultipartPart> parts;
-  parts.reserve(views->size());
-  for (auto& v : *views)
+  parts.reserve(views.size());
+  for (auto& v : views)
     parts.push_back(MultipartPart{std::move(v.name), std::move(v.filename), std::move(v.content_type),
                                   std::string(v.body)});
   return parts;

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.hpp"
 #include "ingest/artifact_path.hpp"
 #include "ingest/csv_reader.hpp"
 
@@ -30,11 +31,6 @@ namespace {
 bool is_dtype_column(std::string_view c) {
   const std::string n = normalize_dtype(c);
   return n == "float32" || n == "bfloat16" || n == "float16" || n == "amp_bf16" || n == "amp_fp16" || n == "amp";
-}
-
-std::string_view strip_hash(std::string_view cell) {
-  while (!cell.empty() && cell.front() == '#') cell.remove_prefix(1);
-  return csv::trim(cell);
 }
 
 int index_of(const std::vector<std::string>& h, std::string_view name) {
@@ -49,136 +45,216 @@ struct DtypeColumn {
   std::string dtype;
 };
 
-}  // namespace
+// The reference format a header makes, and where its columns are (-1: absent).
+struct Layout {
+  std::string format;  // empty: not a known reference header
+  int name = -1;
+  int suite = -1;
+  int accuracy = -1;
+  int graph_breaks = -1;
+  int data_type = -1;
+  int target = -1;  // speedup_targets: the perf_speedup_target_* column (the last one), else the last column
+  std::vector<DtypeColumn> dtypes;
+};
 
-Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes,
-                                            const CsvLimits& limits) {
-  const std::string file(file_name);
-  const csv::CellLimits cell_limits{limits.max_columns + 1, limits.max_cell_bytes};
-  csv::RecordReader reader(bytes, cell_limits);
+// The record reader and the buffers its records reuse.
+struct Lines {
+  csv::CellLimits cell_limits;
+  csv::RecordReader reader;
   csv::Record rec;
   std::vector<std::string_view> cells;
   std::string scratch;
-  std::vector<std::string> header;
-  std::int64_t header_line = 0;
+};
 
-  // header: first non-blank line; '#' lines before it are comments unless they hold a "name" cell
-  while (reader.next(rec)) {
-    if (rec.unterminated_quote)
-      return make_error(ErrorKind::invalid_input, "unterminated_quote",
-                        fmt::format("{}: line {}: a quoted cell is never closed", file, rec.line), file, rec.line);
-    const std::string_view t = csv::trim(rec.text);
+Error unterminated_quote(const std::string& file, std::int64_t line) {
+  return make_error(ErrorKind::invalid_input, "unterminated_quote",
+                    fmt::format("{}: line {}: a quoted cell is never closed", file, line), file, line);
+}
+
+Error cell_too_long(const std::string& file, const csv::Record& rec, const std::string& column,
+                    const CsvLimits& limits) {
+  return make_error(ErrorKind::invalid_input, "cell_too_long",
+                    fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file, rec.line,
+                                column, rec.long_cell_bytes, limits.max_cell_bytes),
+                    file, rec.line, column);
+}
+
+// The header: the first non-blank line; '#' lines before it are comments unless they hold a "name" cell. On
+// return `in.rec` is the header's record.
+Result<std::vector<std::string>> read_header(Lines& in, const std::string& file, const CsvLimits& limits) {
+  csv::Record& rec = in.rec;
+  while (in.reader.next(rec)) {
+    if (rec.unterminated_quote) return unterminated_quote(file, rec.line);
+    const std::string_view t = trim_if(rec.text, csv::is_pad);
     if (t.empty()) continue;
-    csv::split(rec, cells, scratch, cell_limits);
-    cells[0] = strip_hash(cells[0]);
+    csv::split(rec, in.cells, in.scratch, in.cell_limits);
+    in.cells[0] = csv::strip_hash(in.cells[0]);
     bool name = false;
-    for (auto c : cells) name = name || c == "name";
+    for (auto c : in.cells) name = name || c == "name";
     if (t.front() == '#' && !name) continue;
     if (rec.cells_total > limits.max_columns)
       return make_error(ErrorKind::invalid_input, "too_many_columns",
                         fmt::format("{}: line {}: the header has {} columns; at most {} are accepted", file, rec.line,
                                     rec.cells_total, limits.max_columns),
                         file, rec.line);
-    if (rec.long_cell != csv::kNoCell) {
-      const std::string column = fmt::format("col{}", rec.long_cell + 1);
-      return make_error(ErrorKind::invalid_input, "cell_too_long",
-                        fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file,
-                                    rec.line, column, rec.long_cell_bytes, limits.max_cell_bytes),
-                        file, rec.line, column);
-    }
-    header.assign(cells.begin(), cells.end());
-    header_line = rec.line;
-    break;
+    if (rec.long_cell != csv::kNoCell) return cell_too_long(file, rec, fmt::format("col{}", rec.long_cell + 1), limits);
+    return std::vector<std::string>(in.cells.begin(), in.cells.end());
   }
-  if (header_line == 0)
-    return make_error(ErrorKind::invalid_input, "no_header",
-                      fmt::format("{}: no header line (the file is empty or only comments)", file), file, 0);
+  return make_error(ErrorKind::invalid_input, "no_header",
+                    fmt::format("{}: no header line (the file is empty or only comments)", file), file, 0);
+}
 
-  const int name_i = index_of(header, "name");
-  const int suite_i = index_of(header, "suite");
-  const int acc_i = index_of(header, "accuracy");
-  const int gb_i = index_of(header, "graph_breaks");
-  const int dt_i = index_of(header, "data_type");
-
-  ParsedReference out;
-  std::vector<DtypeColumn> dcols;
-  int target_i = -1;
-  if (name_i >= 0 && dt_i >= 0) {
+Layout layout_of(const std::vector<std::string>& header) {
+  Layout l;
+  l.name = index_of(header, "name");
+  l.suite = index_of(header, "suite");
+  l.accuracy = index_of(header, "accuracy");
+  l.graph_breaks = index_of(header, "graph_breaks");
+  l.data_type = index_of(header, "data_type");
+  if (l.name >= 0 && l.data_type >= 0) {
     for (std::size_t i = 0; i < header.size(); ++i)
-      if (header[i].rfind("perf_speedup_target", 0) == 0) target_i = static_cast<int>(i);
-    if (target_i < 0 && header.size() > 1) target_i = static_cast<int>(header.size()) - 1;
-    out.format = "speedup_targets";
-  } else if (name_i >= 0 && suite_i >= 0) {
+      if (header[i].rfind("perf_speedup_target", 0) == 0) l.target = static_cast<int>(i);
+    if (l.target < 0 && header.size() > 1) l.target = static_cast<int>(header.size()) - 1;
+    l.format = "speedup_targets";
+  } else if (l.name >= 0 && l.suite >= 0) {
     for (std::size_t i = 0; i < header.size(); ++i) {
       for (std::string_view mode : {"training_", "inference_"}) {
         if (header[i].size() > mode.size() && header[i].compare(0, mode.size(), mode) == 0) {
           std::string_view d = std::string_view(header[i]).substr(mode.size());
-          dcols.push_back({i, std::string(mode.substr(0, mode.size() - 1)), normalize_dtype(d)});
+          l.dtypes.push_back({i, std::string(mode.substr(0, mode.size() - 1)), normalize_dtype(d)});
         }
       }
     }
-    if (!dcols.empty()) out.format = "xpu_combined";
-  } else if (name_i >= 0 && acc_i >= 0) {
-    out.format = "pytorch_accuracy";
-  } else if (name_i >= 0 && gb_i >= 0) {
-    out.format = "pytorch_graph_breaks";
-  } else if (name_i >= 0) {
+    if (!l.dtypes.empty()) l.format = "xpu_combined";
+  } else if (l.name >= 0 && l.accuracy >= 0) {
+    l.format = "pytorch_accuracy";
+  } else if (l.name >= 0 && l.graph_breaks >= 0) {
+    l.format = "pytorch_graph_breaks";
+  } else if (l.name >= 0) {
     for (std::size_t i = 0; i < header.size(); ++i)
-      if (is_dtype_column(header[i])) dcols.push_back({i, {}, normalize_dtype(header[i])});
-    if (!dcols.empty()) out.format = "xpu_wide";
+      if (is_dtype_column(header[i])) l.dtypes.push_back({i, {}, normalize_dtype(header[i])});
+    if (!l.dtypes.empty()) l.format = "xpu_wide";
   }
-  if (out.format.empty())
+  return l;
+}
+
+// What `format` needs from the axes and they do not state: "suite", "mode", "suite and mode" or "".
+std::string missing_axes(const std::string& format, const std::string& suite, const std::string& mode) {
+  const bool needs_suite = format != "xpu_combined";
+  const bool needs_mode = format == "pytorch_accuracy" || format == "pytorch_graph_breaks" || format == "xpu_wide";
+  std::string missing;
+  if (needs_suite && suite.empty()) missing = "suite";
+  if (needs_mode && mode.empty()) missing += missing.empty() ? "mode" : " and mode";
+  return missing;
+}
+
+// One data row's Expectations, appended to `out.rows`. `e` holds what every Expectation of the row shares.
+class RowReader {
+ public:
+  RowReader(const std::string& file, const std::vector<std::string>& header, const Layout& layout,
+            const std::vector<std::string_view>& cells, std::int64_t line)
+      : file_(file), header_(header), l_(layout), cells_(cells), line_(line) {}
+
+  std::string_view cell(int i) const {
+    return (i >= 0 && static_cast<std::size_t>(i) < cells_.size()) ? cells_[static_cast<std::size_t>(i)]
+                                                                   : std::string_view();
+  }
+
+  Result<void> add(Expectation e, ParsedReference& out) const {
+    if (l_.format == "pytorch_accuracy" || l_.format == "pytorch_graph_breaks") {
+      e.accuracy.assign(cell(l_.accuracy));
+      if (csv::parse_int(cell(l_.graph_breaks), e.graph_breaks) != csv::NumStatus::ok)
+        return bad_number(l_.graph_breaks);
+      out.rows.push_back(std::move(e));
+    } else if (l_.format == "speedup_targets") {
+      e.dtype = normalize_dtype(cell(l_.data_type));
+      const std::string shape = lower(cell(index_of(header_, "shape")));
+      const std::string wrapper = lower(cell(index_of(header_, "wrapper")));
+      if (!shape.empty() || !wrapper.empty()) e.config = shape + "_" + wrapper;
+      if (csv::parse_double(cell(l_.target), e.speedup_target) != csv::NumStatus::ok) return bad_number(l_.target);
+      out.rows.push_back(std::move(e));
+    } else {
+      if (l_.format == "xpu_combined") {
+        const std::string suite = normalize_suite(cell(l_.suite));
+        if (!suite.empty()) e.suite = suite;
+        if (e.suite.empty())
+          return make_error(ErrorKind::invalid_input, "unknown_axes",
+                            fmt::format("{}: line {}: the row has no suite", file_, line_), file_, line_, "suite");
+      }
+      for (const auto& dc : l_.dtypes) {
+        const std::string_view status = cell(static_cast<int>(dc.index));
+        if (status.empty()) continue;
+        Expectation x = e;
+        if (!dc.mode.empty()) x.mode = dc.mode;
+        x.dtype = dc.dtype;
+        x.accuracy.assign(status);
+        out.rows.push_back(std::move(x));
+      }
+    }
+    return {};
+  }
+
+ private:
+  Error bad_number(int col) const {
+    const auto c = static_cast<std::size_t>(col);
+    return make_error(ErrorKind::invalid_input, "bad_number",
+                      fmt::format("{}: line {}: column '{}' holds '{}', which is not a number", file_, line_,
+                                  header_[c], cell(col).substr(0, 60)),
+                      file_, line_, header_[c]);
+  }
+
+  const std::string& file_;
+  const std::vector<std::string>& header_;
+  const Layout& l_;
+  const std::vector<std::string_view>& cells_;
+  std::int64_t line_;
+};
+
+}  // namespace
+
+Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_view file_name, const Axes& axes,
+                                            const CsvLimits& limits) {
+  const std::string file(file_name);
+  const csv::CellLimits cell_limits{limits.max_columns + 1, limits.max_cell_bytes};
+  Lines in{cell_limits, csv::RecordReader(bytes, cell_limits), {}, {}, {}};
+  PT_ASSIGN(const std::vector<std::string> header, read_header(in, file, limits));
+  const std::int64_t header_line = in.rec.line;
+
+  const Layout layout = layout_of(header);
+  if (layout.format.empty())
     return make_error(ErrorKind::invalid_input, "unknown_reference_format",
                       fmt::format("{}: line {}: not a known reference header (name,accuracy,graph_breaks / "
                                   "name,<dtype>... / suite,name,<mode>_<dtype>... / #name,data_type,...)",
                                   file, header_line),
                       file, header_line);
+  ParsedReference out;
+  out.format = layout.format;
 
   const std::string suite = normalize_suite(axes.suite);
   const std::string mode = normalize_mode(axes.mode);
-  const bool needs_suite = out.format != "xpu_combined";
-  const bool needs_mode = out.format == "pytorch_accuracy" || out.format == "pytorch_graph_breaks" ||
-                          out.format == "xpu_wide";
-  std::string missing;
-  if (needs_suite && suite.empty()) missing = "suite";
-  if (needs_mode && mode.empty()) missing += missing.empty() ? "mode" : " and mode";
-  if (!missing.empty())
+  if (const std::string missing = missing_axes(out.format, suite, mode); !missing.empty())
     return make_error(ErrorKind::invalid_input, "unknown_axes",
                       fmt::format("{}: {} reference file does not state its {}; give it explicitly or upload it under "
                                   "a name like inductor_<suite>_<mode>.csv",
                                   file, out.format, missing),
                       file, 0, missing);
 
-  auto bad_number = [&](std::int64_t line, std::size_t col, std::string_view v) {
-    return make_error(ErrorKind::invalid_input, "bad_number",
-                      fmt::format("{}: line {}: column '{}' holds '{}', which is not a number", file, line,
-                                  header[col], v.substr(0, 60)),
-                      file, line, header[col]);
-  };
-
-  while (reader.next(rec)) {
-    if (rec.unterminated_quote)
-      return make_error(ErrorKind::invalid_input, "unterminated_quote",
-                        fmt::format("{}: line {}: a quoted cell is never closed", file, rec.line), file, rec.line);
-    const std::string_view t = csv::trim(rec.text);
+  csv::Record& rec = in.rec;
+  while (in.reader.next(rec)) {
+    if (rec.unterminated_quote) return unterminated_quote(file, rec.line);
+    const std::string_view t = trim_if(rec.text, csv::is_pad);
     if (t.empty() || t.front() == '#') continue;
-    csv::split(rec, cells, scratch, cell_limits);
+    csv::split(rec, in.cells, in.scratch, cell_limits);
     if (rec.long_cell != csv::kNoCell) {
-      const std::string column =
-          rec.long_cell < header.size() ? header[rec.long_cell] : fmt::format("col{}", rec.long_cell + 1);
-      return make_error(ErrorKind::invalid_input, "cell_too_long",
-                        fmt::format("{}: line {}: column '{}' holds {} bytes; a cell may hold at most {}", file,
-                                    rec.line, column, rec.long_cell_bytes, limits.max_cell_bytes),
-                        file, rec.line, column);
+      return cell_too_long(file, rec,
+                           rec.long_cell < header.size() ? header[rec.long_cell] : fmt::format("col{}", rec.long_cell + 1),
+                           limits);
     }
-    auto cell = [&](int i) -> std::string_view {
-      return (i >= 0 && static_cast<std::size_t>(i) < cells.size()) ? cells[static_cast<std::size_t>(i)]
-                                                                     : std::string_view();
-    };
-    const std::string_view model = cell(name_i);
+    const RowReader row(file, header, layout, in.cells, rec.line);
+    const std::string_view model = row.cell(layout.name);
     if (model.empty()) {
       bool any = false;
-      for (auto c : cells) any = any || !c.empty();
+      for (auto c : in.cells) any = any || !c.empty();
       if (!any) continue;
       return make_error(ErrorKind::invalid_input, "missing_name",
                         fmt::format("{}: line {}: the row has no model name", file, rec.line), file, rec.line, "name");
@@ -189,38 +265,7 @@ Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_
     e.suite = suite;
     e.mode = mode;
     e.config = axes.config;
-
-    if (out.format == "pytorch_accuracy" || out.format == "pytorch_graph_breaks") {
-      e.accuracy.assign(cell(acc_i));
-      if (csv::parse_int(cell(gb_i), e.graph_breaks) != csv::NumStatus::ok)
-        return bad_number(rec.line, static_cast<std::size_t>(gb_i), cell(gb_i));
-      out.rows.push_back(std::move(e));
-    } else if (out.format == "speedup_targets") {
-      e.dtype = normalize_dtype(cell(dt_i));
-      const std::string shape = csv::lower(cell(index_of(header, "shape")));
-      const std::string wrapper = csv::lower(cell(index_of(header, "wrapper")));
-      if (!shape.empty() || !wrapper.empty()) e.config = shape + "_" + wrapper;
-      if (csv::parse_double(cell(target_i), e.speedup_target) != csv::NumStatus::ok)
-        return bad_number(rec.line, static_cast<std::size_t>(target_i), cell(target_i));
-      out.rows.push_back(std::move(e));
-    } else {
-      if (out.format == "xpu_combined") {
-        e.suite = normalize_suite(cell(suite_i));
-        if (e.suite.empty()) e.suite = suite;
-        if (e.suite.empty())
-          return make_error(ErrorKind::invalid_input, "unknown_axes",
-                            fmt::format("{}: line {}: the row has no suite", file, rec.line), file, rec.line, "suite");
-      }
-      for (const auto& dc : dcols) {
-        const std::string_view status = cell(static_cast<int>(dc.index));
-        if (status.empty()) continue;
-        Expectation x = e;
-        if (!dc.mode.empty()) x.mode = dc.mode;
-        x.dtype = dc.dtype;
-        x.accuracy.assign(status);
-        out.rows.push_back(std::move(x));
-      }
-    }
+    PT_TRY(row.add(std::move(e), out));
   }
   return out;
 }

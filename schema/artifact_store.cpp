@@ -67,13 +67,6 @@ model::ArtifactRecord read_artifact(const Statement& st) {
   return a;
 }
 
-Result<std::optional<model::ArtifactRecord>> first(Statement& st) {
-  auto row = st.step();
-  if (!row) return std::move(row).error();
-  if (!*row) return std::optional<model::ArtifactRecord>{};
-  return std::optional<model::ArtifactRecord>{read_artifact(st)};
-}
-
 Statement& bind_case(Statement& st, std::int64_t run_id, const model::CaseRef& c) {
   return st.bind(1, run_id).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.model);
 }
@@ -81,11 +74,10 @@ Statement& bind_case(Statement& st, std::int64_t run_id, const model::CaseRef& c
 }  // namespace
 
 Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
-  auto st = Statement::prepare(db, kInsertArtifact);
-  if (!st) return std::move(st).error();
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertArtifact));
   const bool gzip = is_gzip(a.bytes);
   const std::string deflated = gzip ? std::string{} : deflate_bytes(a.bytes);
-  bind_case(*st, a.run_id, a.case_ref)
+  bind_case(st, a.run_id, a.case_ref)
       .bind(6, a.case_ref.config)
       .bind(7, a.name)
       .bind(8, a.role)
@@ -96,38 +88,37 @@ Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
       .bind_blob(13, gzip ? a.bytes : std::string_view(deflated))
       .bind(14, a.result_json)
       .bind(15, now_iso8601());
-  PT_TRY(st->run());
+  PT_TRY(st.run());
   return db.last_insert_rowid();
 }
 
-Result<std::optional<model::ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id, const model::CaseRef& case_ref,
-                                                    std::string_view sha256) {
-  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereSameBytes));
-  if (!st) return std::move(st).error();
-  bind_case(*st, run_id, case_ref).bind(6, sha256);
-  return first(*st);
+Result<std::optional<model::ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id,
+                                                           const model::CaseRef& case_ref, std::string_view sha256) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereSameBytes)));
+  bind_case(st, run_id, case_ref).bind(6, sha256);
+  return first(st, read_artifact);
 }
 
-Result<std::vector<model::ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id, const model::CaseRef& case_ref) {
-  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereCase));
-  if (!st) return std::move(st).error();
-  bind_case(*st, run_id, case_ref).bind(6, case_ref.config);
-  return collect<model::ArtifactRecord>(*st, read_artifact);
+Result<std::vector<model::ArtifactRecord>> case_artifacts(Database& db, std::int64_t run_id,
+                                                          const model::CaseRef& case_ref) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereCase)));
+  bind_case(st, run_id, case_ref).bind(6, case_ref.config);
+  return collect<model::ArtifactRecord>(st, read_artifact);
 }
 
 Result<std::vector<model::ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
-  auto st = Statement::prepare(db, kRunFindings);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id);
-  return collect<model::ArtifactFindings>(*st, read_findings);
+  PT_ASSIGN(auto st, Statement::prepare(db, kRunFindings));
+  st.bind(1, run_id);
+  return collect<model::ArtifactFindings>(st, read_findings);
 }
 
 Result<std::vector<model::ArtifactFindings>> model_artifact_findings(Database& db, const std::string& platform,
-                                                              const std::string& suite, const std::string& model) {
-  auto st = Statement::prepare(db, kModelFindings);
-  if (!st) return std::move(st).error();
-  st->bind(1, platform).bind(2, suite).bind(3, model);
-  return collect<model::ArtifactFindings>(*st, [](const Statement& s) {
+                                                                     const std::string& suite,
+                                                                     const std::string& model) {
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, kModelFindings));
+  st.bind(1, stored).bind(2, suite).bind(3, model);
+  return collect<model::ArtifactFindings>(st, [](const Statement& s) {
     model::ArtifactFindings f = read_findings(s);
     f.run_key = s.text(9);
     return f;
@@ -135,24 +126,20 @@ Result<std::vector<model::ArtifactFindings>> model_artifact_findings(Database& d
 }
 
 Result<std::optional<model::ArtifactRecord>> get_artifact(Database& db, std::int64_t id) {
-  auto st = Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereId));
-  if (!st) return std::move(st).error();
-  st->bind(1, id);
-  return first(*st);
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectArtifactColumns) + std::string(kWhereId)));
+  st.bind(1, id);
+  return first(st, read_artifact);
 }
 
 Result<std::optional<std::string>> artifact_bytes(Database& db, std::int64_t id) {
-  auto st = Statement::prepare(db, kSelectRaw);
-  if (!st) return std::move(st).error();
-  st->bind(1, id);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return std::optional<std::string>{};
-  std::string raw = st->blob(2);
-  if (st->text(0) == "gzip") return std::optional<std::string>{std::move(raw)};
-  auto inflated = inflate_bytes(raw, static_cast<std::size_t>(st->int64(1)));
-  if (!inflated) return std::move(inflated).error();
-  return std::optional<std::string>{std::move(*inflated)};
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelectRaw));
+  st.bind(1, id);
+  PT_ASSIGN(const bool row, st.step());
+  if (!row) return std::optional<std::string>{};
+  std::string raw = st.blob(2);
+  if (st.text(0) == "gzip") return std::optional<std::string>{std::move(raw)};
+  PT_ASSIGN(auto inflated, inflate_bytes(raw, static_cast<std::size_t>(st.int64(1))));
+  return std::optional<std::string>{std::move(inflated)};
 }
 
 }  // namespace perftriage::schema

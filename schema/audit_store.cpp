@@ -15,19 +15,17 @@ constexpr std::string_view kSelect =
 
 Result<void> append_audit(Database& db, std::string_view actor, std::string_view action, std::string_view target,
                           std::string_view detail_json) {
-  auto st = Statement::prepare(db, kInsert);
-  if (!st) return std::move(st).error();
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsert));
   // std::string: a default-constructed string_view has no data and SQLite would store NULL.
-  st->bind(1, now_iso8601()).bind(2, std::string(actor)).bind(3, std::string(action)).bind(4, std::string(target));
-  st->bind(5, detail_json.empty() ? std::string("{}") : std::string(detail_json));
-  return st->run();
+  st.bind(1, now_iso8601()).bind(2, std::string(actor)).bind(3, std::string(action)).bind(4, std::string(target));
+  st.bind(5, detail_json.empty() ? std::string("{}") : std::string(detail_json));
+  return st.run();
 }
 
 Result<std::vector<AuditEntry>> list_audit(Database& db, std::string_view action, std::int64_t limit) {
-  auto st = Statement::prepare(db, kSelect);
-  if (!st) return std::move(st).error();
-  st->bind(1, action).bind(2, limit);
-  return collect<AuditEntry>(*st, [](const Statement& s) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelect));
+  st.bind(1, action).bind(2, limit);
+  return collect<AuditEntry>(st, [](const Statement& s) {
     return AuditEntry{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5)};
   });
 }

@@ -1,5 +1,7 @@
 #include "schema/backlog_store.hpp"
 
+#include "schema/store.hpp"
+
 namespace perftriage::schema {
 namespace {
 
@@ -128,88 +130,72 @@ Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector
   std::string ids = "[";
   for (auto id : file_ids) ids += (ids.size() > 1 ? "," : "") + std::to_string(id);
   ids += "]";
-  auto run = Statement::prepare(db, kRunOrd);
-  if (!run) return std::move(run).error();
-  run->bind(1, run_id);
-  auto found = run->step();
-  if (!found) return std::move(found).error();
-  if (!*found) return make_error(ErrorKind::not_found, "no_run", "no run " + std::to_string(run_id));
-  const std::string platform = run->text(0);
-  const std::string ord = run->text(1);
+  PT_ASSIGN(auto run, Statement::prepare(db, kRunOrd));
+  run.bind(1, run_id);
+  PT_ASSIGN(const bool found, run.step());
+  if (!found) return make_error(ErrorKind::not_found, "no_run", "no run " + std::to_string(run_id));
+  const std::string platform = run.text(0);
+  const std::string ord = run.text(1);
   auto lost_fix = [&]() -> Result<bool> {
-    auto st = Statement::prepare(db, kAnyLostFix);
-    if (!st) return std::move(st).error();
-    st->bind(1, platform);
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    return st->int64(0) != 0;
+    PT_ASSIGN(auto st, Statement::prepare(db, kAnyLostFix));
+    st.bind(1, platform);
+    PT_ASSIGN(const std::int64_t any, scalar(st));
+    return any != 0;
   };
   for (auto sql : {kUpsertSlow, kUpdateOthers, kRecomputeFix}) {
     if (sql == kRecomputeFix) {
-      auto needed = lost_fix();
-      if (!needed) return std::move(needed).error();
-      if (!*needed) break;
+      PT_ASSIGN(const bool needed, lost_fix());
+      if (!needed) break;
     }
-    auto st = Statement::prepare(db, sql);
-    if (!st) return std::move(st).error();
-    st->bind(1, run_id).bind(2, platform).bind(4, ids);
-    if (sql != kRecomputeFix) st->bind(3, ord);
-    PT_TRY(st->run());
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, run_id).bind(2, platform).bind(4, ids);
+    if (sql != kRecomputeFix) st.bind(3, ord);
+    PT_TRY(st.run());
   }
   return {};
 }
 
 Result<void> rebuild_backlog_if_pending(Database& db) {
-  auto pending = Statement::prepare(db, kPendingRebuild);
-  if (!pending) return std::move(pending).error();
-  auto row = pending->step();
-  if (!row) return std::move(row).error();
-  if (pending->int64(0) == 0) return {};
-  auto tx = Transaction::begin(db);
-  if (!tx) return std::move(tx).error();
+  PT_ASSIGN(auto pending, Statement::prepare(db, kPendingRebuild));
+  PT_ASSIGN(const std::int64_t is_pending, scalar(pending));
+  if (is_pending == 0) return {};
+  PT_ASSIGN(auto tx, Transaction::begin(db));
   PT_TRY(db.exec("DELETE FROM backlog"));
-  auto files = Statement::prepare(db, kFilesOldestRunFirst);
-  if (!files) return std::move(files).error();
+  PT_ASSIGN(auto files, Statement::prepare(db, kFilesOldestRunFirst));
   std::vector<std::pair<std::int64_t, std::vector<std::int64_t>>> runs;  // oldest run first, with its files
   for (;;) {
-    auto r = files->step();
-    if (!r) return std::move(r).error();
-    if (!*r) break;
-    if (runs.empty() || runs.back().first != files->int64(0)) runs.push_back({files->int64(0), {}});
-    runs.back().second.push_back(files->int64(1));
+    PT_ASSIGN(const bool row, files.step());
+    if (!row) break;
+    if (runs.empty() || runs.back().first != files.int64(0)) runs.push_back({files.int64(0), {}});
+    runs.back().second.push_back(files.int64(1));
   }
   for (const auto& [run_id, ids] : runs) PT_TRY(update_backlog(db, run_id, ids));
   PT_TRY(db.exec(kRebuildDone));
-  return tx->commit();
+  return tx.commit();
 }
 
 Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform) {
-  auto st = Statement::prepare(db, "SELECT count(*) FROM runs WHERE platform = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, platform);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return st->int64(0);
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT count(*) FROM runs WHERE platform = ?1"));
+  st.bind(1, stored);
+  return scalar(st);
 }
 
 Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t run_id, const std::string& platform) {
-  auto st = Statement::prepare(db, kCasesOfRun);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id).bind(2, platform);
-  return collect<BacklogCase>(*st, [](const Statement& s) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kCasesOfRun));
+  st.bind(1, run_id).bind(2, platform);
+  return collect<BacklogCase>(st, [](const Statement& s) {
     return BacklogCase{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
   });
 }
 
 Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,
                                              const std::vector<BacklogCase>& cases) {
-  auto drop = Statement::prepare(db, kDeleteCase);
-  if (!drop) return std::move(drop).error();
-  auto rebuild = Statement::prepare(db, kRecomputeCase);
-  if (!rebuild) return std::move(rebuild).error();
+  PT_ASSIGN(auto drop, Statement::prepare(db, kDeleteCase));
+  PT_ASSIGN(auto rebuild, Statement::prepare(db, kRecomputeCase));
   std::int64_t kept = 0;
   for (const auto& c : cases) {
-    for (auto* st : {&*drop, &*rebuild}) {
+    for (auto* st : {&drop, &rebuild}) {
       st->reset();
       st->bind(1, platform).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.config).bind(6, c.model);
       PT_TRY(st->run());
@@ -220,30 +206,26 @@ Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& pl
 }
 
 Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform) {
-  auto st = Statement::prepare(db, kReadBacklog);
-  if (!st) return std::move(st).error();
-  st->bind(1, platform);
-  std::vector<BacklogState> out;
-  for (;;) {
-    auto r = st->step();
-    if (!r) return std::move(r).error();
-    if (!*r) return out;
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, kReadBacklog));
+  st.bind(1, stored);
+  return collect<BacklogState>(st, [](const Statement& s) {
     BacklogState b;
-    b.suite = st->text(0);
-    b.dtype = st->text(1);
-    b.mode = st->text(2);
-    b.config = st->text(3);
-    b.model = st->text(4);
-    b.status = st->text(5);
-    b.first_seen = st->text(6);
-    b.last_seen = st->text(7);
-    b.latest_run = st->text(8);
-    if (!st->is_null(9)) b.fixed_in = st->text(9);
-    b.latest_speedup = st->text(10);
-    b.worst_speedup = st->opt_real(11);
-    b.runs_slow = st->int64(12);
-    out.push_back(std::move(b));
-  }
+    b.suite = s.text(0);
+    b.dtype = s.text(1);
+    b.mode = s.text(2);
+    b.config = s.text(3);
+    b.model = s.text(4);
+    b.status = s.text(5);
+    b.first_seen = s.text(6);
+    b.last_seen = s.text(7);
+    b.latest_run = s.text(8);
+    if (!s.is_null(9)) b.fixed_in = s.text(9);
+    b.latest_speedup = s.text(10);
+    b.worst_speedup = s.opt_real(11);
+    b.runs_slow = s.int64(12);
+    return b;
+  });
 }
 
 }  // namespace perftriage::schema

@@ -29,7 +29,7 @@ struct BacklogState {
   std::int64_t runs_slow = 0;
 };
 
-Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform);
+Result<std::int64_t> count_platform_runs(Database& db, const std::string& platform);  // any spelling of it
 
 // Deleting a run (schema/run_delete.hpp): the backlog cases of the run's platform that the run measured (read them
 // before its rows go), then each recomputed from the platform's remaining measurements, as update_backlog would have
@@ -42,7 +42,7 @@ Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t
 Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,
                                              const std::vector<BacklogCase>& cases);
 
-// Open first (worst speedup first), then failing, then fixed; ties by case key.
+// Open first (worst speedup first), then failing, then fixed; ties by case key. `platform` in any spelling.
 Result<std::vector<BacklogState>> read_backlog(Database& db, const std::string& platform);
 
 }  // namespace perftriage::schema

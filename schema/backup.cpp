@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -80,18 +81,16 @@ Result<std::vector<std::string>> column(sqlite3* db, const std::string& sql) {
 }
 
 Result<std::int64_t> integer(sqlite3* db, const std::string& sql) {
-  auto rows = column(db, sql);
-  if (!rows) return std::move(rows).error();
-  if (rows->empty()) return make_error(ErrorKind::internal, "db_error", "no result for '" + sql + "'");
-  return static_cast<std::int64_t>(std::stoll(rows->front().empty() ? "0" : rows->front()));
+  PT_ASSIGN(const auto rows, column(db, sql));
+  if (rows.empty()) return make_error(ErrorKind::internal, "db_error", "no result for '" + sql + "'");
+  return static_cast<std::int64_t>(std::stoll(rows.front().empty() ? "0" : rows.front()));
 }
 
 // "ok" or the first problems found, joined.
 Result<std::string> integrity(sqlite3* db) {
-  auto rows = column(db, "PRAGMA integrity_check(20)");
-  if (!rows) return std::move(rows).error();
+  PT_ASSIGN(const auto rows, column(db, "PRAGMA integrity_check(20)"));
   std::string out;
-  for (const auto& r : *rows) out += (out.empty() ? "" : "; ") + r;
+  for (const auto& r : rows) out += (out.empty() ? "" : "; ") + r;
   return out;
 }
 
@@ -135,67 +134,69 @@ std::string parent_dir(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+// Every page of `src`, as of one read transaction, into a new file at `tmp`.
+Result<void> copy_pages(sqlite3* src, const std::string& tmp, int pages_per_step) {
+  PT_ASSIGN(auto dest, open_raw(tmp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
+  // One read transaction over the whole copy: every step reads the same snapshot, so writes by other connections
+  // (the server) neither show up half-way nor restart the backup; WAL lets them commit meanwhile.
+  PT_TRY(exec(src, "BEGIN DEFERRED"));
+  struct EndRead {
+    sqlite3* db;
+    ~EndRead() { sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr); }
+  } end_read{src};
+  PT_TRY(column(src, "SELECT count(*) FROM sqlite_schema"));
+  sqlite3_backup* backup = sqlite3_backup_init(dest.get(), "main", src, "main");
+  if (!backup) return sqlite_error(dest.get(), "backup_init");
+  int rc = SQLITE_OK;
+  int busy_retries = 0;
+  do {
+    rc = sqlite3_backup_step(backup, pages_per_step);
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+      if (++busy_retries > 500) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      rc = SQLITE_OK;
+    }
+  } while (rc == SQLITE_OK);
+  const int finished = sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE || finished != SQLITE_OK) {
+    return make_error(ErrorKind::internal, "backup_failed",
+                      std::string("backup: ") + sqlite3_errstr(rc != SQLITE_DONE ? rc : finished));
+  }
+  return {};
+}
+
+// Switches a copy to a rollback journal (the copied header still says WAL when the source was), so that it is one
+// self-contained file, checks it and returns what it holds.
+Result<DatabaseInfo> seal_copy(const std::string& tmp) {
+  PT_ASSIGN(auto dest, open_raw(tmp, SQLITE_OPEN_READWRITE));
+  PT_TRY(exec(dest.get(), "PRAGMA journal_mode=DELETE"));
+  DatabaseInfo info;
+  PT_ASSIGN(info.integrity, integrity(dest.get()));
+  if (info.integrity != "ok") {
+    return make_error(ErrorKind::internal, "backup_corrupt", "the copy fails integrity_check: " + info.integrity);
+  }
+  PT_ASSIGN(const std::int64_t version, integer(dest.get(), "PRAGMA user_version"));
+  info.schema_version = static_cast<int>(version);
+  PT_ASSIGN(const std::int64_t has_runs,
+            integer(dest.get(), "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs'"));
+  if (has_runs) {
+    PT_ASSIGN(info.runs, integer(dest.get(), "SELECT count(*) FROM runs"));
+  }
+  return info;
+}
+
 // Copies every page of `src` (as of one read transaction) into a new file at `tmp`, leaves it in rollback-journal
 // mode (a single self-contained file) and returns what it holds. `tmp` is removed on failure.
 Result<DatabaseInfo> copy_into(sqlite3* src, const std::string& tmp, int pages_per_step) {
   remove_quietly(tmp);
   remove_companions(tmp);
-  auto fail = [&](Error e) -> Result<DatabaseInfo> {
+  auto copied = copy_pages(src, tmp, pages_per_step);
+  auto info = copied ? seal_copy(tmp) : Result<DatabaseInfo>(std::move(copied).error());
+  if (!info) {
     remove_quietly(tmp);
     remove_companions(tmp);
-    return e;
-  };
-  {
-    auto dest = open_raw(tmp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    if (!dest) return fail(std::move(dest).error());
-    // One read transaction over the whole copy: every step reads the same snapshot, so writes by other connections
-    // (the server) neither show up half-way nor restart the backup; WAL lets them commit meanwhile.
-    if (auto r = exec(src, "BEGIN DEFERRED"); !r) return fail(std::move(r).error());
-    struct EndRead {
-      sqlite3* db;
-      ~EndRead() { sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr); }
-    } end_read{src};
-    if (auto r = column(src, "SELECT count(*) FROM sqlite_schema"); !r) return fail(std::move(r).error());
-    sqlite3_backup* backup = sqlite3_backup_init(dest->get(), "main", src, "main");
-    if (!backup) return fail(sqlite_error(dest->get(), "backup_init"));
-    int rc = SQLITE_OK;
-    int busy_retries = 0;
-    do {
-      rc = sqlite3_backup_step(backup, pages_per_step);
-      if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
-        if (++busy_retries > 500) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        rc = SQLITE_OK;
-      }
-    } while (rc == SQLITE_OK);
-    const int finished = sqlite3_backup_finish(backup);
-    if (rc != SQLITE_DONE || finished != SQLITE_OK) {
-      return fail(make_error(ErrorKind::internal, "backup_failed",
-                             std::string("backup: ") + sqlite3_errstr(rc != SQLITE_DONE ? rc : finished)));
-    }
+    return info;
   }
-  // The copied header still says WAL when the source was: switch the copy to a rollback journal so it is one file.
-  auto dest = open_raw(tmp, SQLITE_OPEN_READWRITE);
-  if (!dest) return fail(std::move(dest).error());
-  if (auto r = exec(dest->get(), "PRAGMA journal_mode=DELETE"); !r) return fail(std::move(r).error());
-  DatabaseInfo info;
-  auto ok = integrity(dest->get());
-  if (!ok) return fail(std::move(ok).error());
-  info.integrity = *ok;
-  if (info.integrity != "ok") {
-    return fail(make_error(ErrorKind::internal, "backup_corrupt", "the copy fails integrity_check: " + info.integrity));
-  }
-  auto version = integer(dest->get(), "PRAGMA user_version");
-  if (!version) return fail(std::move(version).error());
-  info.schema_version = static_cast<int>(*version);
-  auto has_runs = integer(dest->get(), "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'runs'");
-  if (!has_runs) return fail(std::move(has_runs).error());
-  if (*has_runs) {
-    auto runs = integer(dest->get(), "SELECT count(*) FROM runs");
-    if (!runs) return fail(std::move(runs).error());
-    info.runs = *runs;
-  }
-  dest.value().reset();
   remove_companions(tmp);
   fsync_path(tmp, false);
   return info;
@@ -213,10 +214,9 @@ Result<DatabaseInfo> backup_database(const std::string& source, const std::strin
     return make_error(ErrorKind::invalid_input, "same_file", "the backup cannot overwrite the database itself");
   }
   if (const auto parent = fs::path(dest).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
-  auto src = open_raw(source, SQLITE_OPEN_READONLY);
-  if (!src) return std::move(src).error();
+  PT_ASSIGN(auto src, open_raw(source, SQLITE_OPEN_READONLY));
   const std::string tmp = dest + ".tmp";
-  auto info = copy_into(src->get(), tmp, pages_per_step);
+  auto info = copy_into(src.get(), tmp, pages_per_step);
   if (!info) return info;
   if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
     remove_quietly(tmp);
@@ -232,20 +232,18 @@ Result<DatabaseInfo> backup_database(const std::string& source, const std::strin
 Result<DatabaseInfo> verify_database(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return make_error(ErrorKind::not_found, "no_backup", "no file at '" + path + "'");
-  auto db = open_raw(path, SQLITE_OPEN_READONLY);
-  if (!db) return std::move(db).error();
-  auto tables = column(db->get(), "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  PT_ASSIGN(auto db, open_raw(path, SQLITE_OPEN_READONLY));
+  auto tables = column(db.get(), "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   if (!tables) {
     auto e = std::move(tables).error();
     e.message = "'" + path + "': " + e.message;
     return e;
   }
-  auto version = integer(db->get(), "PRAGMA user_version");
-  if (!version) return std::move(version).error();
+  PT_ASSIGN(const std::int64_t version, integer(db.get(), "PRAGMA user_version"));
   DatabaseInfo info;
   info.path = path;
   info.bytes = static_cast<std::int64_t>(fs::file_size(path, ec));
-  info.schema_version = static_cast<int>(*version);
+  info.schema_version = static_cast<int>(version);
   if (info.schema_version < 1) {
     return make_error(ErrorKind::invalid_input, "not_perftriage",
                       "'" + path + "' is not a perftriage database (schema version 0)");
@@ -268,17 +266,21 @@ Result<DatabaseInfo> verify_database(const std::string& path) {
                         "'" + path + "' has a table this binary does not know: " + t);
     }
   }
-  auto ok = integrity(db->get());
-  if (!ok) return std::move(ok).error();
-  info.integrity = *ok;
+  PT_ASSIGN(info.integrity, integrity(db.get()));
   if (info.integrity != "ok") {
     return make_error(ErrorKind::invalid_input, "integrity_check_failed",
                       "'" + path + "' fails integrity_check: " + info.integrity);
   }
-  auto runs = integer(db->get(), "SELECT count(*) FROM runs");
-  if (!runs) return std::move(runs).error();
-  info.runs = *runs;
+  PT_ASSIGN(info.runs, integer(db.get(), "SELECT count(*) FROM runs"));
   return info;
+}
+
+Result<std::vector<std::string>> integrity_check_file(const std::string& path, int max_errors) {
+  std::error_code ec;
+  if (path == ":memory:" || !fs::exists(path, ec)) return std::vector<std::string>{"ok"};
+  // Read-write (never create) so that a WAL left by a crash is recovered first, as the server would see it.
+  PT_ASSIGN(auto db, open_raw(path, SQLITE_OPEN_READWRITE));
+  return column(db.get(), "PRAGMA integrity_check(" + std::to_string(std::max(max_errors, 1)) + ")");
 }
 
 bool database_in_use(const std::string& path) {
@@ -298,9 +300,7 @@ bool database_in_use(const std::string& path) {
 Result<RestoreResult> restore_database(const std::string& backup, const std::string& target,
                                        const RestoreOptions& options) {
   RestoreResult result;
-  auto info = verify_database(backup);
-  if (!info) return std::move(info).error();
-  result.backup = *info;
+  PT_ASSIGN(result.backup, verify_database(backup));
   std::error_code ec;
   const bool exists = fs::exists(target, ec);
   if (exists && fs::equivalent(backup, target, ec)) {
@@ -318,10 +318,8 @@ Result<RestoreResult> restore_database(const std::string& backup, const std::str
   if (!parent.empty()) fs::create_directories(parent, ec);
   const std::string tmp = target + ".tmp";
   {
-    auto src = open_raw(backup, SQLITE_OPEN_READONLY);
-    if (!src) return std::move(src).error();
-    auto copied = copy_into(src->get(), tmp, -1);
-    if (!copied) return std::move(copied).error();
+    PT_ASSIGN(auto src, open_raw(backup, SQLITE_OPEN_READONLY));
+    PT_TRY(copy_into(src.get(), tmp, -1));
   }
   // The old database's WAL and wal-index belong to the old file: replayed into the new one they would corrupt it.
   remove_companions(target);
@@ -331,22 +329,15 @@ Result<RestoreResult> restore_database(const std::string& backup, const std::str
   }
   fsync_path(parent_dir(target), true);
   result.replaced = exists;
-  auto store = Store::open(target);  // migrates to this binary's schema (and WAL mode)
-  if (!store) return std::move(store).error();
-  auto version = Statement::prepare(store->db(), "PRAGMA user_version");
-  if (!version) return std::move(version).error();
-  if (auto row = version->step(); !row) return std::move(row).error();
-  result.schema_version_after = static_cast<int>(version->int64(0));
-  auto runs = Statement::prepare(store->db(), "SELECT count(*) FROM runs");
-  if (!runs) return std::move(runs).error();
-  if (auto row = runs->step(); !row) return std::move(row).error();
-  result.runs = runs->int64(0);
+  PT_ASSIGN(auto store, Store::open(target));  // migrates to this binary's schema (and WAL mode)
+  PT_ASSIGN(result.schema_version_after, schema_version(store.db()));
+  PT_ASSIGN(result.runs, count_runs(store.db()));
   const nlohmann::json detail = {{"from", backup},
                                  {"replaced", exists},
-                                 {"schema_version_before", info->schema_version},
+                                 {"schema_version_before", result.backup.schema_version},
                                  {"schema_version_after", result.schema_version_after},
                                  {"runs", result.runs}};
-  PT_TRY(append_audit(store->db(), options.actor, "restore", target, detail.dump()));
+  PT_TRY(append_audit(store.db(), options.actor, "restore", target, detail.dump()));
   return result;
 }
 

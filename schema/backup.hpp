@@ -1,5 +1,5 @@
 #pragma once
-// Backup and restore of the database file (issue 11), through SQLite's online backup API.
+// Backup, restore and checks of the database file, through SQLite's online backup API.
 //
 // backup_database copies a live database (the server keeps serving and writing) into a new file: the copy is read in
 // ONE read transaction on the source, so it is the database as of one commit (WAL lets writers go on meanwhile, and
@@ -35,6 +35,14 @@ Result<DatabaseInfo> backup_database(const std::string& source, const std::strin
 // version from 1 to latest_schema_version(), holding the core tables (runs, result_files, results) and no table our
 // migrations do not create. Opens the file read-only.
 Result<DatabaseInfo> verify_database(const std::string& path);
+
+// PRAGMA integrity_check(max_errors) on the file at `path`, opened read-write (never created) so that a WAL left by a
+// crash is recovered first, as the server would see it. The lines SQLite reported: {"ok"} when the file is sound (or
+// does not exist: a new database). An error when it cannot be opened or read at all (not a database, corrupt header).
+// integrity_check rather than quick_check: it also verifies that every index matches its table, which is what a torn
+// write or a copied-while-open file breaks; it reads the whole file (about a second per GB).
+// `serve --integrity-check` refuses to start on anything but {"ok"}.
+Result<std::vector<std::string>> integrity_check_file(const std::string& path, int max_errors = 100);
 
 // Whether another process has the database open. Cheap and specific to WAL mode (the only mode this service opens a
 // database in): every open connection holds a shared lock on the dead-man-switch byte (offset 128) of DB-shm; this

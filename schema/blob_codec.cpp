@@ -24,7 +24,7 @@ std::string sha256_hex(std::string_view bytes) {
 
 // Streamed through a small buffer into a growing string: an output of compressBound(size) allocated up front is
 // written (zero-filled) in full and keeps its capacity, i.e. as many resident bytes as the input for the life of
-// the result (issue 10: 1x of every upload). Appending touches only what the compressed bytes need.
+// the result (1x of every upload). Appending touches only what the compressed bytes need.
 std::string deflate_bytes(std::string_view bytes) {
   std::string out;
   z_stream zs{};

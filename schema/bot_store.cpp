@@ -1,4 +1,7 @@
+#include "common/json_text.hpp"
 #include "schema/bot_store.hpp"
+
+#include <map>
 
 #include "schema/store.hpp"
 
@@ -67,8 +70,12 @@ constexpr std::string_view kUpsertTracking =
     "INSERT INTO tracking_issues(fingerprint, repo, number) VALUES(?1, ?2, ?3) "
     "ON CONFLICT(fingerprint) DO UPDATE SET repo = excluded.repo, number = excluded.number";
 constexpr std::string_view kSelectTracking = "SELECT number FROM tracking_issues WHERE fingerprint = ?1";
+constexpr std::string_view kOutboxCounts = "SELECT state, count(*) FROM outbox GROUP BY state";
+constexpr std::string_view kDeliveryCounts = "SELECT state, count(*) FROM webhook_deliveries GROUP BY state";
+constexpr std::string_view kPendingToDryRun =
+    "UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = ?1"
+    " AND issue_number IN (SELECT value FROM json_each(?2))";
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 json parse_or(std::string_view text, json fallback) {
   auto j = json::parse(text, nullptr, false);
@@ -91,15 +98,14 @@ OutboxRow read_row(const Statement& st) {
   return r;
 }
 
-Result<std::vector<OutboxRow>> read_rows(Statement& st) {
-  std::vector<OutboxRow> out;
-  while (true) {
-    auto row = st.step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
-    out.push_back(read_row(st));
+Result<std::map<std::string, std::int64_t>> counts_by_state(Database& db, std::string_view sql) {
+  PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  std::map<std::string, std::int64_t> out;
+  for (;;) {
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return out;
+    out[st.text(0)] = st.int64(1);
   }
-  return out;
 }
 
 }  // namespace
@@ -157,13 +163,12 @@ json to_json(const LabeledIssue& issue) {
           {"updated_at", issue.updated_at}};
 }
 
-Result<bool> BotStore::record_delivery(std::string_view delivery_id, std::string_view event,
-                                       std::string_view action) {
-  auto st = Statement::prepare(db_, kInsertDelivery);
-  if (!st) return std::move(st).error();
-  st->bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601());
-  PT_TRY(st->run());
-  return db_.changes() == 1;
+Result<bool> record_delivery(Database& db, std::string_view delivery_id, std::string_view event,
+                             std::string_view action) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertDelivery));
+  st.bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601());
+  PT_TRY(st.run());
+  return db.changes() == 1;
 }
 
 std::string_view to_string(DeliveryClaim claim) {
@@ -182,254 +187,214 @@ json to_json(const DeliveryRow& row) {
           {"received_at", row.received_at}, {"payload_bytes", row.payload.size()}};
 }
 
-Result<DeliveryClaim> BotStore::claim_delivery(std::string_view delivery_id, std::string_view event,
-                                               std::string_view action, std::string_view payload,
-                                               std::int64_t max_attempts) {
-  auto insert = Statement::prepare(db_, kClaimDelivery);
-  if (!insert) return std::move(insert).error();
-  insert->bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601()).bind(5, payload);
-  PT_TRY(insert->run());
-  if (db_.changes() == 1) return DeliveryClaim::fresh;
-  auto st = Statement::prepare(db_, kDeliveryState);
-  if (!st) return std::move(st).error();
-  st->bind(1, delivery_id);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return make_error(ErrorKind::internal, "delivery_vanished", "delivery row vanished");
-  const std::string state = st->text(0);
-  const std::int64_t attempts = st->int64(1);
+Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id, std::string_view event,
+                                     std::string_view action, std::string_view payload, std::int64_t max_attempts) {
+  PT_ASSIGN(auto insert, Statement::prepare(db, kClaimDelivery));
+  insert.bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601()).bind(5, payload);
+  PT_TRY(insert.run());
+  if (db.changes() == 1) return DeliveryClaim::fresh;
+  PT_ASSIGN(auto st, Statement::prepare(db, kDeliveryState));
+  st.bind(1, delivery_id);
+  PT_ASSIGN(const bool row, st.step());
+  if (!row) return make_error(ErrorKind::internal, "delivery_vanished", "delivery row vanished");
+  const std::string state = st.text(0);
+  const std::int64_t attempts = st.int64(1);
   if (state == "done") return DeliveryClaim::duplicate;
   if (state == "quarantined") return DeliveryClaim::quarantined;
   if (attempts >= max_attempts) {
-    PT_TRY(quarantine_delivery(delivery_id, "not finished after " + std::to_string(attempts) + " attempts"));
+    PT_TRY(quarantine_delivery(db, delivery_id, "not finished after " + std::to_string(attempts) + " attempts"));
     return DeliveryClaim::quarantined;
   }
-  auto retry = Statement::prepare(db_, kRetryDelivery);
-  if (!retry) return std::move(retry).error();
-  retry->bind(1, delivery_id).bind(2, payload);
-  PT_TRY(retry->run());
+  PT_ASSIGN(auto retry, Statement::prepare(db, kRetryDelivery));
+  retry.bind(1, delivery_id).bind(2, payload);
+  PT_TRY(retry.run());
   return DeliveryClaim::retry;
 }
 
-Result<bool> BotStore::finish_delivery(std::string_view delivery_id) {
-  auto st = Statement::prepare(db_, kFinishDelivery);
-  if (!st) return std::move(st).error();
-  st->bind(1, delivery_id);
-  PT_TRY(st->run());
-  return db_.changes() == 1;
+Result<bool> finish_delivery(Database& db, std::string_view delivery_id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kFinishDelivery));
+  st.bind(1, delivery_id);
+  PT_TRY(st.run());
+  return db.changes() == 1;
 }
 
-Result<void> BotStore::note_delivery_error(std::string_view delivery_id, std::string_view error) {
-  auto st = Statement::prepare(db_, kDeliveryError);
-  if (!st) return std::move(st).error();
-  st->bind(1, delivery_id).bind(2, error);
-  return st->run();
+Result<void> note_delivery_error(Database& db, std::string_view delivery_id, std::string_view error) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kDeliveryError));
+  st.bind(1, delivery_id).bind(2, error);
+  return st.run();
 }
 
-Result<void> BotStore::quarantine_delivery(std::string_view delivery_id, std::string_view reason) {
-  auto st = Statement::prepare(db_, kQuarantineDelivery);
-  if (!st) return std::move(st).error();
-  st->bind(1, delivery_id).bind(2, reason);
-  return st->run();
+Result<void> quarantine_delivery(Database& db, std::string_view delivery_id, std::string_view reason) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kQuarantineDelivery));
+  st.bind(1, delivery_id).bind(2, reason);
+  return st.run();
 }
 
-Result<std::vector<DeliveryRow>> BotStore::deliveries(std::string_view state, std::int64_t limit) {
-  auto st = Statement::prepare(db_, kSelectDeliveries);
-  if (!st) return std::move(st).error();
-  st->bind(1, state).bind(2, limit);
-  std::vector<DeliveryRow> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
-    out.push_back(DeliveryRow{st->text(0), st->text(1), st->text(2), st->text(3), st->int64(4), st->text(5),
-                              st->text(6), st->text(7)});
-  }
-  return out;
+Result<std::vector<DeliveryRow>> list_deliveries(Database& db, std::string_view state, std::int64_t limit) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelectDeliveries));
+  st.bind(1, state).bind(2, limit);
+  return collect<DeliveryRow>(st, [](const Statement& s) {
+    return DeliveryRow{s.text(0), s.text(1), s.text(2), s.text(3), s.int64(4), s.text(5), s.text(6), s.text(7)};
+  });
 }
 
-Result<std::int64_t> BotStore::count_deliveries(std::string_view state) {
-  auto st = Statement::prepare(db_, kCountDeliveries);
-  if (!st) return std::move(st).error();
-  st->bind(1, state);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return st->int64(0);
+Result<std::int64_t> count_deliveries(Database& db, std::string_view state) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kCountDeliveries));
+  st.bind(1, state);
+  return scalar(st);
 }
 
-Result<std::int64_t> BotStore::enqueue(const NewAction& action, OutboxState initial, std::int64_t now_ms) {
-  auto st = Statement::prepare(db_, kInsertAction);
-  if (!st) return std::move(st).error();
-  st->bind(1, action.repo).bind(2, action.issue_number).bind(3, to_string(action.kind)).bind(4, dump(action.payload));
-  st->bind(5, to_string(initial)).bind(6, now_ms).bind(7, now_iso8601());
-  PT_TRY(st->run());
-  return db_.last_insert_rowid();
+Result<std::map<std::string, std::int64_t>> delivery_counts(Database& db) {
+  return counts_by_state(db, kDeliveryCounts);
 }
 
-Result<void> BotStore::mark_sent(std::int64_t id, std::int64_t attempts) {
-  auto st = Statement::prepare(db_, kMarkSent);
-  if (!st) return std::move(st).error();
-  st->bind(1, id).bind(2, attempts).bind(3, now_iso8601());
-  return st->run();
+Result<std::int64_t> enqueue(Database& db, const NewAction& action, OutboxState initial, std::int64_t now_ms) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertAction));
+  st.bind(1, action.repo).bind(2, action.issue_number).bind(3, to_string(action.kind)).bind(4, dump_json(action.payload));
+  st.bind(5, to_string(initial)).bind(6, now_ms).bind(7, now_iso8601());
+  PT_TRY(st.run());
+  return db.last_insert_rowid();
 }
 
-Result<void> BotStore::schedule_retry(std::int64_t id, std::int64_t attempts, std::int64_t next_attempt_at_ms,
-                                      std::string_view error) {
-  auto st = Statement::prepare(db_, kScheduleRetry);
-  if (!st) return std::move(st).error();
-  st->bind(1, id).bind(2, attempts).bind(3, next_attempt_at_ms).bind(4, error);
-  return st->run();
+Result<void> mark_sent(Database& db, std::int64_t id, std::int64_t attempts) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kMarkSent));
+  st.bind(1, id).bind(2, attempts).bind(3, now_iso8601());
+  return st.run();
 }
 
-Result<void> BotStore::mark_failed(std::int64_t id, std::int64_t attempts, std::string_view error) {
-  auto st = Statement::prepare(db_, kMarkFailed);
-  if (!st) return std::move(st).error();
-  st->bind(1, id).bind(2, attempts).bind(3, error);
-  return st->run();
+Result<void> schedule_retry(Database& db, std::int64_t id, std::int64_t attempts, std::int64_t next_attempt_at_ms,
+                            std::string_view error) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kScheduleRetry));
+  st.bind(1, id).bind(2, attempts).bind(3, next_attempt_at_ms).bind(4, error);
+  return st.run();
 }
 
-Result<void> BotStore::record_bot_labels(std::string_view repo, std::int64_t number,
-                                         const std::vector<std::string>& labels) {
-  auto st = Statement::prepare(db_, kUpsertBotLabel);
-  if (!st) return std::move(st).error();
+Result<void> mark_failed(Database& db, std::int64_t id, std::int64_t attempts, std::string_view error) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kMarkFailed));
+  st.bind(1, id).bind(2, attempts).bind(3, error);
+  return st.run();
+}
+
+Result<void> record_bot_labels(Database& db, std::string_view repo, std::int64_t number,
+                               const std::vector<std::string>& labels) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kUpsertBotLabel));
   for (const auto& label : labels) {
-    st->reset();
-    st->bind(1, repo).bind(2, number).bind(3, label);
-    PT_TRY(st->run());
+    st.reset();
+    st.bind(1, repo).bind(2, number).bind(3, label);
+    PT_TRY(st.run());
   }
   return {};
 }
 
-Result<bool> BotStore::record_human_removal(std::string_view repo, std::int64_t number, std::string_view label) {
-  auto st = Statement::prepare(db_, kHumanRemoval);
-  if (!st) return std::move(st).error();
-  st->bind(1, repo).bind(2, number).bind(3, label);
-  PT_TRY(st->run());
-  return db_.changes() == 1;
+Result<bool> record_human_removal(Database& db, std::string_view repo, std::int64_t number, std::string_view label) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kHumanRemoval));
+  st.bind(1, repo).bind(2, number).bind(3, label);
+  PT_TRY(st.run());
+  return db.changes() == 1;
 }
 
-Result<void> BotStore::record_human_label(std::string_view repo, std::int64_t number, std::string_view label) {
-  auto st = Statement::prepare(db_, kHumanLabel);
-  if (!st) return std::move(st).error();
-  st->bind(1, repo).bind(2, number).bind(3, label);
-  return st->run();
+Result<void> record_human_label(Database& db, std::string_view repo, std::int64_t number, std::string_view label) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kHumanLabel));
+  st.bind(1, repo).bind(2, number).bind(3, label);
+  return st.run();
 }
 
-Result<void> BotStore::set_comment_id(std::string_view repo, std::int64_t number, std::int64_t comment_id) {
-  auto st = Statement::prepare(db_, kUpsertComment);
-  if (!st) return std::move(st).error();
-  st->bind(1, repo).bind(2, number).bind(3, comment_id);
-  return st->run();
+Result<void> set_comment_id(Database& db, std::string_view repo, std::int64_t number, std::int64_t comment_id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kUpsertComment));
+  st.bind(1, repo).bind(2, number).bind(3, comment_id);
+  return st.run();
 }
 
-Result<void> BotStore::save_labeled_issue(const LabeledIssue& issue) {
-  auto st = Statement::prepare(db_, kUpsertLabeledIssue);
-  if (!st) return std::move(st).error();
-  st->bind(1, issue.repo).bind(2, issue.number).bind(3, issue.title).bind(4, dump(issue.axes));
-  st->bind(5, dump(issue.labels)).bind(6, dump(issue.result));
-  st->bind(7, issue.updated_at.empty() ? now_iso8601() : issue.updated_at);
-  return st->run();
+Result<void> save_labeled_issue(Database& db, const LabeledIssue& issue) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kUpsertLabeledIssue));
+  st.bind(1, issue.repo).bind(2, issue.number).bind(3, issue.title).bind(4, dump_json(issue.axes));
+  st.bind(5, dump_json(issue.labels)).bind(6, dump_json(issue.result));
+  st.bind(7, issue.updated_at.empty() ? now_iso8601() : issue.updated_at);
+  return st.run();
 }
 
-Result<void> BotStore::set_tracking_issue(std::string_view fingerprint, std::string_view repo, std::int64_t number) {
-  auto st = Statement::prepare(db_, kUpsertTracking);
-  if (!st) return std::move(st).error();
-  st->bind(1, fingerprint).bind(2, repo).bind(3, number);
-  return st->run();
+Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo, std::int64_t number) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kUpsertTracking));
+  st.bind(1, fingerprint).bind(2, repo).bind(3, number);
+  return st.run();
 }
 
-Result<std::optional<OutboxRow>> BotStore::next_due(std::int64_t now_ms) {
-  auto st = Statement::prepare(
-      db_, std::string(kOutboxColumns) + "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1");
-  if (!st) return std::move(st).error();
-  st->bind(1, now_ms);
-  auto rows = read_rows(*st);
-  if (!rows) return std::move(rows).error();
-  if (rows->empty()) return std::optional<OutboxRow>{};
-  return std::optional<OutboxRow>(std::move(rows->front()));
+Result<std::optional<OutboxRow>> next_due(Database& db, std::int64_t now_ms) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) +
+                                                "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"));
+  st.bind(1, now_ms);
+  return first(st, read_row);
 }
 
-Result<std::optional<OutboxRow>> BotStore::outbox_row(std::int64_t id) {
-  auto st = Statement::prepare(db_, std::string(kOutboxColumns) + "WHERE id = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, id);
-  auto rows = read_rows(*st);
-  if (!rows) return std::move(rows).error();
-  if (rows->empty()) return std::optional<OutboxRow>{};
-  return std::optional<OutboxRow>(std::move(rows->front()));
+Result<std::optional<OutboxRow>> outbox_row(Database& db, std::int64_t id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) + "WHERE id = ?1"));
+  st.bind(1, id);
+  return first(st, read_row);
 }
 
-Result<std::vector<OutboxRow>> BotStore::list_outbox(std::optional<OutboxState> state, std::int64_t limit) {
-  auto st = Statement::prepare(db_, std::string(kOutboxColumns) +
-                                        "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2");
-  if (!st) return std::move(st).error();
-  st->bind(1, std::string(state ? to_string(*state) : "")).bind(2, limit);
-  return read_rows(*st);
+Result<std::vector<OutboxRow>> list_outbox(Database& db, std::optional<OutboxState> state, std::int64_t limit) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) +
+                                                "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2"));
+  st.bind(1, std::string(state ? to_string(*state) : "")).bind(2, limit);
+  return collect<OutboxRow>(st, read_row);
 }
 
-Result<std::int64_t> BotStore::count_outbox(OutboxState state) {
-  auto st = Statement::prepare(db_, "SELECT COUNT(*) FROM outbox WHERE state = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, to_string(state));
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return st->int64(0);
+Result<std::int64_t> count_outbox(Database& db, OutboxState state) {
+  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT COUNT(*) FROM outbox WHERE state = ?1"));
+  st.bind(1, to_string(state));
+  return scalar(st);
 }
 
-Result<std::set<std::string>> BotStore::suppressed_labels(std::string_view repo, std::int64_t number) {
-  auto st = Statement::prepare(db_, kSuppressed);
-  if (!st) return std::move(st).error();
-  st->bind(1, repo).bind(2, number);
+Result<std::map<std::string, std::int64_t>> outbox_counts(Database& db) { return counts_by_state(db, kOutboxCounts); }
+
+Result<std::int64_t> outbox_to_dry_run(Database& db, std::string_view repo, const std::vector<std::int64_t>& numbers) {
+  std::string ids = "[";
+  for (auto n : numbers) ids += (ids.size() > 1 ? "," : "") + std::to_string(n);
+  ids += "]";
+  PT_ASSIGN(auto st, Statement::prepare(db, kPendingToDryRun));
+  st.bind(1, repo).bind(2, ids);
+  PT_TRY(st.run());
+  return static_cast<std::int64_t>(db.changes());
+}
+
+Result<std::set<std::string>> suppressed_labels(Database& db, std::string_view repo, std::int64_t number) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSuppressed));
+  st.bind(1, repo).bind(2, number);
   std::set<std::string> out;
   while (true) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
-    out.insert(st->text(0));
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) break;
+    out.insert(st.text(0));
   }
   return out;
 }
 
-Result<std::optional<std::int64_t>> BotStore::comment_id(std::string_view repo, std::int64_t number) {
-  auto st = Statement::prepare(db_, kSelectComment);
-  if (!st) return std::move(st).error();
-  st->bind(1, repo).bind(2, number);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return std::optional<std::int64_t>{};
-  return std::optional<std::int64_t>(st->int64(0));
+Result<std::optional<std::int64_t>> comment_id(Database& db, std::string_view repo, std::int64_t number) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelectComment));
+  st.bind(1, repo).bind(2, number);
+  return first(st, [](const Statement& s) { return s.int64(0); });
 }
 
-Result<std::vector<LabeledIssue>> BotStore::labeled_issues(std::int64_t limit) {
-  auto st = Statement::prepare(db_, kSelectLabeledIssues);
-  if (!st) return std::move(st).error();
-  st->bind(1, limit);
-  std::vector<LabeledIssue> out;
-  while (true) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
+Result<std::vector<LabeledIssue>> labeled_issues(Database& db, std::int64_t limit) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelectLabeledIssues));
+  st.bind(1, limit);
+  return collect<LabeledIssue>(st, [](const Statement& s) {
     LabeledIssue i;
-    i.repo = st->text(0);
-    i.number = st->int64(1);
-    i.title = st->text(2);
-    i.axes = parse_or(st->text_view(3), json::array());
-    i.labels = parse_or(st->text_view(4), json::array());
-    i.result = parse_or(st->text_view(5), json::object());
-    i.updated_at = st->text(6);
-    out.push_back(std::move(i));
-  }
-  return out;
+    i.repo = s.text(0);
+    i.number = s.int64(1);
+    i.title = s.text(2);
+    i.axes = parse_or(s.text_view(3), json::array());
+    i.labels = parse_or(s.text_view(4), json::array());
+    i.result = parse_or(s.text_view(5), json::object());
+    i.updated_at = s.text(6);
+    return i;
+  });
 }
 
-Result<std::optional<std::int64_t>> BotStore::tracking_issue(std::string_view fingerprint) {
-  auto st = Statement::prepare(db_, kSelectTracking);
-  if (!st) return std::move(st).error();
-  st->bind(1, fingerprint);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return std::optional<std::int64_t>{};
-  return std::optional<std::int64_t>(st->int64(0));
+Result<std::optional<std::int64_t>> tracking_issue(Database& db, std::string_view fingerprint) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kSelectTracking));
+  st.bind(1, fingerprint);
+  return first(st, [](const Statement& s) { return s.int64(0); });
 }
 
 }  // namespace perftriage::schema

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/store.hpp"
+
 namespace perftriage::schema::dashboard {
 namespace {
 
@@ -45,52 +47,32 @@ RunBrief read_run(const Statement& st) {
 }  // namespace
 
 Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit) {
-  auto st = Statement::prepare(db, std::string(kRunColumns) + std::string(platform.empty() ? kAllRuns : kRunsOfPlatform));
-  if (!st) return std::move(st).error();
-  if (!platform.empty()) st->bind(1, platform);
-  st->bind(2, limit > 0 ? limit : std::int64_t{-1});
-  std::vector<RunBrief> out;
-  while (true) {
-    auto more = st->step();
-    if (!more) return std::move(more).error();
-    if (!*more) break;
-    out.push_back(read_run(*st));
-  }
-  return out;
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kRunColumns) +
+                                                std::string(platform.empty() ? kAllRuns : kRunsOfPlatform)));
+  if (!platform.empty()) st.bind(1, stored);
+  st.bind(2, limit > 0 ? limit : std::int64_t{-1});
+  return collect<RunBrief>(st, read_run);
 }
 
 Result<std::optional<RunBrief>> find_run(Database& db, const std::string& key) {
-  auto st = Statement::prepare(db, std::string(kRunColumns) + std::string(kRunByKey));
-  if (!st) return std::move(st).error();
-  st->bind(1, key);
-  auto more = st->step();
-  if (!more) return std::move(more).error();
-  if (!*more) return std::optional<RunBrief>{};
-  return std::optional<RunBrief>(read_run(*st));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kRunColumns) + std::string(kRunByKey)));
+  st.bind(1, key);
+  return first(st, read_run);
 }
 
 Result<std::vector<std::string>> platforms(Database& db) {
-  auto st = Statement::prepare(db, kPlatforms);
-  if (!st) return std::move(st).error();
-  std::vector<std::string> out;
-  while (true) {
-    auto more = st->step();
-    if (!more) return std::move(more).error();
-    if (!*more) break;
-    out.push_back(st->text(0));
-  }
-  return out;
+  PT_ASSIGN(auto st, Statement::prepare(db, kPlatforms));
+  return collect<std::string>(st, [](const Statement& s) { return s.text(0); });
 }
 
 Result<std::vector<std::string>> tags(Database& db) {
-  auto st = Statement::prepare(db, kTags);
-  if (!st) return std::move(st).error();
+  PT_ASSIGN(auto st, Statement::prepare(db, kTags));
   std::set<std::string> out;
-  while (true) {
-    auto more = st->step();
-    if (!more) return std::move(more).error();
-    if (!*more) break;
-    const auto j = nlohmann::json::parse(st->text_view(0), nullptr, false);
+  for (;;) {
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) break;
+    const auto j = nlohmann::json::parse(st.text_view(0), nullptr, false);
     if (!j.is_array()) continue;
     for (const auto& t : j) {
       if (t.is_string()) out.insert(t.get<std::string>());
@@ -100,38 +82,30 @@ Result<std::vector<std::string>> tags(Database& db) {
 }
 
 Result<RunStamp> run_stamp(Database& db, std::int64_t run_id) {
-  auto st = Statement::prepare(db, kRunStamp);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id);
-  auto more = st->step();
-  if (!more) return std::move(more).error();
-  return RunStamp{st->int64(0), st->int64(1), st->int64(2)};
+  PT_ASSIGN(auto st, Statement::prepare(db, kRunStamp));
+  st.bind(1, run_id);
+  PT_TRY(st.step());
+  return RunStamp{st.int64(0), st.int64(1), st.int64(2)};
 }
 
 Result<std::vector<GroupStats>> run_group_stats(Database& db, std::int64_t run_id, double threshold) {
-  auto st = Statement::prepare(db, kRunGroupStats);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id).bind(2, threshold);
-  std::vector<GroupStats> out;
-  while (true) {
-    auto more = st->step();
-    if (!more) return std::move(more).error();
-    if (!*more) break;
+  PT_ASSIGN(auto st, Statement::prepare(db, kRunGroupStats));
+  st.bind(1, run_id).bind(2, threshold);
+  return collect<GroupStats>(st, [](const Statement& s) {
     GroupStats g;
-    g.kind = st->text(0);
-    g.suite = st->text(1);
-    g.dtype = st->text(2);
-    g.mode = st->text(3);
-    g.rows = st->int64(4);
-    g.measured = st->int64(5);
-    g.slow = st->int64(6);
-    g.failed = st->int64(7);
-    g.accuracy_failed = st->int64(8);
-    g.log_sum = st->real(9);
-    g.log_sum_clipped = st->real(10);
-    out.push_back(std::move(g));
-  }
-  return out;
+    g.kind = s.text(0);
+    g.suite = s.text(1);
+    g.dtype = s.text(2);
+    g.mode = s.text(3);
+    g.rows = s.int64(4);
+    g.measured = s.int64(5);
+    g.slow = s.int64(6);
+    g.failed = s.int64(7);
+    g.accuracy_failed = s.int64(8);
+    g.log_sum = s.real(9);
+    g.log_sum_clipped = s.real(10);
+    return g;
+  });
 }
 
 }  // namespace perftriage::schema::dashboard

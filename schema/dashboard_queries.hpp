@@ -40,7 +40,7 @@ struct RunStamp {
   bool operator==(const RunStamp&) const = default;
 };
 
-// Newest first (created_at, then id); platform "" = every platform. limit <= 0 = no limit.
+// Newest first (created_at, then id); platform "" = every platform, else any spelling of it. limit <= 0 = no limit.
 Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit);
 Result<std::optional<RunBrief>> find_run(Database& db, const std::string& key);
 Result<std::vector<std::string>> platforms(Database& db);

@@ -1,6 +1,7 @@
 #include "schema/history_store.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace perftriage::schema {
@@ -35,6 +36,42 @@ constexpr std::string_view kBacklogRows =
     " AND x.config = s.config AND x.model = s.model AND x.kind = 'performance' "
     "WHERE x.run_id IN platform_runs";
 
+// The newest run (of the platform, when given) holding a live performance row of the case.
+constexpr std::string_view kLatestCaseRow =
+    "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
+    " r.eager_latency_ms "
+    "FROM results r JOIN runs ON runs.id = r.run_id JOIN result_files f ON f.id = r.file_id "
+    "WHERE r.kind = 'performance' AND r.suite = ?1 AND r.dtype = ?2 AND r.mode = ?3 AND r.model = ?4 "
+    "AND (?5 = '' OR runs.platform = ?5) AND f.superseded_by IS NULL "
+    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
+// The same case in the run of that platform just before ?6/?7 (created_at, id), with a compiled latency.
+constexpr std::string_view kPreviousCaseRow =
+    "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
+    " r.eager_latency_ms "
+    "FROM results r JOIN runs ON runs.id = r.run_id JOIN result_files f ON f.id = r.file_id "
+    "WHERE r.kind = 'performance' AND r.suite = ?1 AND r.dtype = ?2 AND r.mode = ?3 AND r.model = ?4 "
+    "AND runs.platform = ?5 AND (runs.created_at < ?6 OR (runs.created_at = ?6 AND runs.id < ?7)) "
+    "AND f.superseded_by IS NULL AND r.abs_latency_ms > 0 "
+    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
+
+CaseMeasurement read_case_measurement(const Statement& st) {
+  CaseMeasurement m;
+  m.run_id = st.int64(0);
+  m.run_key = st.text(1);
+  m.platform = st.text(2);
+  m.created_at = st.text(3);
+  m.path = st.text(4);
+  m.speedup = st.opt_real(5);
+  m.speedup_text = st.text(6);
+  m.abs_latency_ms = st.opt_real(7);
+  m.eager_latency_ms = st.opt_real(8);
+  return m;
+}
+
+Statement& bind_case(Statement& st, const model::CaseRef& c) {
+  return st.bind(1, c.suite).bind(2, c.dtype).bind(3, c.mode).bind(4, c.model);
+}
+
 void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, model::ResultRecord& r) {
   r.suite = st.text(0);
   r.dtype = st.text(1);
@@ -62,37 +99,34 @@ bool same_point(const HistoryPoint& p, const Statement& st) {
 
 }  // namespace
 
-Result<model::RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter) {
+Result<model::RunRecord> require_run(Database& db, const std::string& key, const std::string& parameter) {
   if (key.empty()) {
     return make_error(ErrorKind::invalid_input, "missing_parameter", parameter + " is required", {}, 0, parameter);
   }
-  auto run = store.find_run(key);
-  if (!run) return std::move(run).error();
-  if (!*run) return make_error(ErrorKind::not_found, "no_run", "no run with key '" + key + "'", {}, 0, parameter);
-  return std::move(**run);
+  PT_ASSIGN(auto run, find_run(db, key));
+  if (!run) return make_error(ErrorKind::not_found, "no_run", "no run with key '" + key + "'", {}, 0, parameter);
+  return std::move(*run);
 }
 
-Result<model::RunRecord> resolve_base_run(Store& store, const std::string& rule, const model::RunRecord& target) {
+Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule, const model::RunRecord& target) {
   if (rule.empty()) {
     return make_error(ErrorKind::invalid_input, "missing_parameter", "base is required", {}, 0, "base");
   }
   if (rule == "previous") {
-    auto previous = store.previous_run(target);
-    if (!previous) return std::move(previous).error();
-    if (!*previous) {
+    PT_ASSIGN(auto previous, previous_run(db, target));
+    if (!previous) {
       return make_error(ErrorKind::not_found, "no_previous_run",
                         "run '" + target.meta.key + "' has no previous run on " + target.meta.platform, {}, 0, "base");
     }
-    return std::move(**previous);
+    return std::move(*previous);
   }
-  auto runs = store.list_runs(target.meta.platform);  // newest first
-  if (!runs) return std::move(runs).error();
-  for (auto& r : *runs) {
+  PT_ASSIGN(auto runs, list_runs(db, target.meta.platform));  // newest first
+  for (auto& r : runs) {
     if (r.id != target.id && std::find(r.meta.tags.begin(), r.meta.tags.end(), rule) != r.meta.tags.end()) {
       return std::move(r);
     }
   }
-  auto run = require_run(store, rule, "base");
+  auto run = require_run(db, rule, "base");
   if (!run && run.error().kind == ErrorKind::not_found) {
     return make_error(ErrorKind::not_found, "no_run",
                       "base '" + rule + "' is neither 'previous', a tag of a " + target.meta.platform +
@@ -102,107 +136,106 @@ Result<model::RunRecord> resolve_base_run(Store& store, const std::string& rule,
   return run;
 }
 
-Result<std::vector<model::ResultRecord>> comparison_rows(Store& store, std::int64_t run_id) {
+Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id) {
   std::map<std::int64_t, std::string> paths;
-  auto files = Statement::prepare(store.db(), kRunFilePaths);
-  if (!files) return std::move(files).error();
-  files->bind(1, run_id);
+  PT_ASSIGN(auto files, Statement::prepare(db, kRunFilePaths));
+  files.bind(1, run_id);
   for (;;) {
-    auto row = files->step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
-    paths.emplace(files->int64(0), files->text(1));
+    PT_ASSIGN(const bool row, files.step());
+    if (!row) break;
+    paths.emplace(files.int64(0), files.text(1));
   }
-  auto count = Statement::prepare(store.db(), kRunRowCount);
-  if (!count) return std::move(count).error();
-  count->bind(1, run_id);
-  auto counted = count->step();
-  if (!counted) return std::move(counted).error();
+  PT_ASSIGN(auto count, Statement::prepare(db, kRunRowCount));
+  count.bind(1, run_id);
+  PT_ASSIGN(const std::int64_t rows, scalar(count));
   std::vector<model::ResultRecord> out;
-  out.reserve(static_cast<std::size_t>(count->int64(0)));
-  auto st = Statement::prepare(store.db(), kComparisonRows);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id);
+  out.reserve(static_cast<std::size_t>(rows));
+  PT_ASSIGN(auto st, Statement::prepare(db, kComparisonRows));
+  st.bind(1, run_id);
   for (;;) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
-    read_comparison_row(*st, paths, out.emplace_back());
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return out;
+    read_comparison_row(st, paths, out.emplace_back());
   }
 }
 
-Result<ComparisonInput> load_comparison(Store& store, const std::string& base_rule, const std::string& target_key) {
-  auto tx = Transaction::begin(store.db(), Transaction::Mode::deferred);
-  if (!tx) return std::move(tx).error();
-  auto target = require_run(store, target_key, "target");
-  if (!target) return std::move(target).error();
-  auto base = resolve_base_run(store, base_rule, *target);
-  if (!base) return std::move(base).error();
-  auto base_rows = comparison_rows(store, base->id);
-  if (!base_rows) return std::move(base_rows).error();
-  auto target_rows = comparison_rows(store, target->id);
-  if (!target_rows) return std::move(target_rows).error();
-  PT_TRY(tx->commit());
-  return ComparisonInput{std::move(*base), std::move(*target), std::move(*base_rows), std::move(*target_rows)};
+Result<ComparisonInput> load_comparison(Database& db, const std::string& base_rule, const std::string& target_key) {
+  PT_ASSIGN(auto tx, Transaction::begin(db, Transaction::Mode::deferred));
+  PT_ASSIGN(auto target, require_run(db, target_key, "target"));
+  PT_ASSIGN(auto base, resolve_base_run(db, base_rule, target));
+  PT_ASSIGN(auto base_rows, comparison_rows(db, base.id));
+  PT_ASSIGN(auto target_rows, comparison_rows(db, target.id));
+  PT_TRY(tx.commit());
+  return ComparisonInput{std::move(base), std::move(target), std::move(base_rows), std::move(target_rows)};
 }
 
-Result<std::vector<HistoryPoint>> case_history(Store& store, const HistoryQuery& q) {
+Result<std::vector<HistoryPoint>> case_history(Database& db, const HistoryQuery& q) {
   std::string sql(kHistorySelect);
   if (!q.dtype.empty()) sql += kHistoryDtype;
   if (!q.mode.empty()) sql += kHistoryMode;
   if (q.config) sql += kHistoryConfig;
   sql += kHistoryOrder;
-  auto st = Statement::prepare(store.db(), sql);
-  if (!st) return std::move(st).error();
-  st->bind(1, q.suite).bind(2, q.model).bind(3, q.platform);
-  if (!q.dtype.empty()) st->bind(4, q.dtype);
-  if (!q.mode.empty()) st->bind(5, q.mode);
-  if (q.config) st->bind(6, *q.config);
+  PT_ASSIGN(const std::string platform, stored_platform(db, q.platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  st.bind(1, q.suite).bind(2, q.model).bind(3, platform);
+  if (!q.dtype.empty()) st.bind(4, q.dtype);
+  if (!q.mode.empty()) st.bind(5, q.mode);
+  if (q.config) st.bind(6, *q.config);
   std::vector<HistoryPoint> out;
   for (;;) {
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) break;
-    if (st->text_view(6) == "accuracy") {  // sorted after the performance row of the same run and series
-      if (!out.empty() && same_point(out.back(), *st)) out.back().accuracy = st->text(13);
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) break;
+    if (st.text_view(6) == "accuracy") {  // sorted after the performance row of the same run and series
+      if (!out.empty() && same_point(out.back(), st)) out.back().accuracy = st.text(13);
       continue;
     }
     HistoryPoint p;
-    p.run_key = st->text(0);
-    p.created_at = st->text(1);
-    p.torch_version = st->text(2);
-    p.dtype = st->text(3);
-    p.mode = st->text(4);
-    p.config = st->text(5);
-    p.batch_size = st->int64(7);
-    p.speedup = st->opt_real(8);
-    p.speedup_text = st->text(9);
-    p.compiled_ms = st->opt_real(10);
-    p.eager_ms = st->opt_real(11);
-    p.failed = st->int64(12) != 0;
+    p.run_key = st.text(0);
+    p.created_at = st.text(1);
+    p.torch_version = st.text(2);
+    p.dtype = st.text(3);
+    p.mode = st.text(4);
+    p.config = st.text(5);
+    p.batch_size = st.int64(7);
+    p.speedup = st.opt_real(8);
+    p.speedup_text = st.text(9);
+    p.compiled_ms = st.opt_real(10);
+    p.eager_ms = st.opt_real(11);
+    p.failed = st.int64(12) != 0;
     out.push_back(std::move(p));
   }
   return out;
 }
 
-Result<BacklogData> backlog_rows(Store& store, const std::string& platform, double threshold) {
-  auto tx = Transaction::begin(store.db(), Transaction::Mode::deferred);
-  if (!tx) return std::move(tx).error();
+Result<BacklogData> backlog_rows(Database& db, const std::string& platform, double threshold) {
+  PT_ASSIGN(auto tx, Transaction::begin(db, Transaction::Mode::deferred));
   BacklogData data;
-  auto runs = store.list_runs(platform);
-  if (!runs) return std::move(runs).error();
-  data.runs.assign(runs->rbegin(), runs->rend());
-  auto st = Statement::prepare(store.db(), kBacklogRows);
-  if (!st) return std::move(st).error();
-  st->bind(1, platform).bind(2, threshold);
-  auto rows = collect<BacklogRow>(*st, [](const Statement& s) {
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto runs, list_runs(db, stored));
+  data.runs.assign(std::make_move_iterator(runs.rbegin()), std::make_move_iterator(runs.rend()));
+  PT_ASSIGN(auto st, Statement::prepare(db, kBacklogRows));
+  st.bind(1, stored).bind(2, threshold);
+  PT_ASSIGN(data.rows, collect<BacklogRow>(st, [](const Statement& s) {
     return BacklogRow{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5),
                       s.opt_real(6), s.text(7), s.int64(8) != 0};
-  });
-  if (!rows) return std::move(rows).error();
-  data.rows = std::move(*rows);
-  PT_TRY(tx->commit());
+  }));
+  PT_TRY(tx.commit());
   return data;
+}
+
+Result<std::optional<CaseMeasurement>> latest_case_measurement(Database& db, const model::CaseRef& case_ref,
+                                                               const std::string& platform) {
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, kLatestCaseRow));
+  bind_case(st, case_ref).bind(5, stored);
+  return first(st, read_case_measurement);
+}
+
+Result<std::optional<CaseMeasurement>> previous_case_measurement(Database& db, const model::CaseRef& case_ref,
+                                                                 const CaseMeasurement& current) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kPreviousCaseRow));
+  bind_case(st, case_ref).bind(5, current.platform).bind(6, current.created_at).bind(7, current.run_id);
+  return first(st, read_case_measurement);
 }
 
 }  // namespace perftriage::schema

@@ -1,34 +1,35 @@
 #pragma once
-// Read-side SQL for comparisons, case history and the slow backlog (issue 3). Free functions over the Store,
-// so the typed store stays about ingest; every statement is a named constant in history_store.cpp.
+// Read-side SQL across runs: comparisons, case history, the slow backlog recomputed from history, and the latest
+// measurement of a case (the labeler's evidence). Every statement is a named constant in history_store.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/artifacts.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
 
 // The run with this key; not_found ("no_run") names `parameter` as the offending column.
-Result<model::RunRecord> require_run(Store& store, const std::string& key, const std::string& parameter);
+Result<model::RunRecord> require_run(Database& db, const std::string& key, const std::string& parameter);
 
 // A baseline by rule, relative to the target: "previous" = the run of the target's platform just before it;
 // else a tag ("release-2.13") = the newest other run of the target's platform whose tags contain it; else a run key.
-Result<model::RunRecord> resolve_base_run(Store& store, const std::string& rule, const model::RunRecord& target);
+Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule, const model::RunRecord& target);
 
 // Every row of one run (both kinds), unordered, with only what a comparison reads filled in: axes, model,
 // batch_size, speedup(+text), abs/eager latency, compilation latency, dynamo peak memory, accuracy, failed,
 // accuracy_failed and source.
-Result<std::vector<model::ResultRecord>> comparison_rows(Store& store, std::int64_t run_id);
+Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id);
 
 struct ComparisonInput {
   model::RunRecord base, target;
   std::vector<model::ResultRecord> base_rows, target_rows;
 };
 // Resolves the target (a run key) and the base (a rule), then loads both runs' rows in one read transaction.
-Result<ComparisonInput> load_comparison(Store& store, const std::string& base_rule, const std::string& target_key);
+Result<ComparisonInput> load_comparison(Database& db, const std::string& base_rule, const std::string& target_key);
 
 struct HistoryQuery {
   std::string platform, suite, model;
@@ -49,7 +50,7 @@ struct HistoryPoint {
 };
 
 // Ordered by dtype, mode, config, then run created_at (and id): each (dtype, mode, config) is one series.
-Result<std::vector<HistoryPoint>> case_history(Store& store, const HistoryQuery& query);
+Result<std::vector<HistoryPoint>> case_history(Database& db, const HistoryQuery& query);
 
 struct BacklogRow {
   std::int64_t run_id = 0;
@@ -62,6 +63,23 @@ struct BacklogData {
   std::vector<model::RunRecord> runs;  // of the platform, oldest first
   std::vector<BacklogRow> rows;  // every performance row, in those runs, of a case that was ever slow in one
 };
-Result<BacklogData> backlog_rows(Store& store, const std::string& platform, double threshold);
+Result<BacklogData> backlog_rows(Database& db, const std::string& platform, double threshold);
+
+// One live performance row of a case, with its run and file.
+struct CaseMeasurement {
+  std::int64_t run_id = 0;
+  std::string run_key, platform, created_at, path;
+  std::optional<double> speedup;
+  std::string speedup_text;
+  std::optional<double> abs_latency_ms, eager_latency_ms;
+};
+// The newest run (of `platform` when not "") holding a live performance row of the case (suite, dtype, mode, model;
+// config is not looked at).
+Result<std::optional<CaseMeasurement>> latest_case_measurement(Database& db, const model::CaseRef& case_ref,
+                                                               const std::string& platform);
+// The same case in the newest earlier run of `current`'s platform whose row has a compiled latency: the baseline of
+// the latency ratios.
+Result<std::optional<CaseMeasurement>> previous_case_measurement(Database& db, const model::CaseRef& case_ref,
+                                                                 const CaseMeasurement& current);
 
 }  // namespace perftriage::schema

@@ -11,4 +11,7 @@ Result<int> migrate(Database& db);
 
 int latest_schema_version() noexcept;
 
+// The database's schema version: PRAGMA user_version, the number of the last migration applied.
+Result<int> schema_version(Database& db);
+
 }  // namespace perftriage::schema

@@ -33,72 +33,59 @@ constexpr std::string_view kCountOutbox =
 constexpr std::string_view kRunAges = "SELECT id, key, platform, created_at, tags FROM runs ORDER BY created_at, id";
 
 Result<std::int64_t> count(Database& db, std::string_view sql, const std::string& cutoff) {
-  auto st = Statement::prepare(db, sql);
-  if (!st) return std::move(st).error();
-  st->bind(1, cutoff);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return st->int64(0);
+  PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  st.bind(1, cutoff);
+  return scalar(st);
 }
 
 Result<std::int64_t> delete_batch(Database& db, std::string_view sql, const std::string& cutoff, std::int64_t limit) {
-  auto tx = Transaction::begin(db);
-  if (!tx) return std::move(tx).error();
-  auto st = Statement::prepare(db, sql);
-  if (!st) return std::move(st).error();
-  st->bind(1, cutoff).bind(2, limit);
-  PT_TRY(st->run());
+  PT_ASSIGN(auto tx, Transaction::begin(db));
+  PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  st.bind(1, cutoff).bind(2, limit);
+  PT_TRY(st.run());
   const std::int64_t n = db.changes();
-  st->reset();
-  PT_TRY(tx->commit());
+  st.reset();
+  PT_TRY(tx.commit());
   return n;
 }
 
 }  // namespace
 
 Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::int64_t limit) {
-  auto tx = Transaction::begin(db);
-  if (!tx) return std::move(tx).error();
+  PT_ASSIGN(auto tx, Transaction::begin(db));
   std::string ids = "[";
   {
-    auto st = Statement::prepare(db, kRawCandidates);
-    if (!st) return std::move(st).error();
-    st->bind(1, cutoff).bind(2, limit);
+    PT_ASSIGN(auto st, Statement::prepare(db, kRawCandidates));
+    st.bind(1, cutoff).bind(2, limit);
     for (;;) {
-      auto row = st->step();
-      if (!row) return std::move(row).error();
-      if (!*row) break;
-      ids += (ids.size() > 1 ? "," : "") + std::to_string(st->int64(0));
+      PT_ASSIGN(const bool row, st.step());
+      if (!row) break;
+      ids += (ids.size() > 1 ? "," : "") + std::to_string(st.int64(0));
     }
   }
   ids += "]";
   DroppedRaw out;
   if (ids == "[]") return out;
   {
-    auto st = Statement::prepare(db, kRawBytes);
-    if (!st) return std::move(st).error();
-    st->bind(1, ids);
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    out.files = st->int64(0);
-    out.bytes = st->int64(1);
+    PT_ASSIGN(auto st, Statement::prepare(db, kRawBytes));
+    st.bind(1, ids);
+    PT_TRY(st.step());
+    out.files = st.int64(0);
+    out.bytes = st.int64(1);
   }
-  auto st = Statement::prepare(db, kDropRaw);
-  if (!st) return std::move(st).error();
-  st->bind(1, ids);
-  PT_TRY(st->run());
-  st->reset();
-  PT_TRY(tx->commit());
+  PT_ASSIGN(auto st, Statement::prepare(db, kDropRaw));
+  st.bind(1, ids);
+  PT_TRY(st.run());
+  st.reset();
+  PT_TRY(tx.commit());
   return out;
 }
 
 Result<DroppedRaw> count_raw_files(Database& db, const std::string& cutoff) {
-  auto st = Statement::prepare(db, kCountRaw);
-  if (!st) return std::move(st).error();
-  st->bind(1, cutoff);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return DroppedRaw{st->int64(0), st->int64(1)};
+  PT_ASSIGN(auto st, Statement::prepare(db, kCountRaw));
+  st.bind(1, cutoff);
+  PT_TRY(st.step());
+  return DroppedRaw{st.int64(0), st.int64(1)};
 }
 
 Result<std::int64_t> delete_done_deliveries(Database& db, const std::string& cutoff, std::int64_t limit) {
@@ -115,9 +102,8 @@ Result<std::int64_t> count_sent_outbox(Database& db, const std::string& cutoff) 
 }
 
 Result<std::vector<RunAge>> list_run_ages(Database& db) {
-  auto st = Statement::prepare(db, kRunAges);
-  if (!st) return std::move(st).error();
-  return collect<RunAge>(*st, [](const Statement& s) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kRunAges));
+  return collect<RunAge>(st, [](const Statement& s) {
     RunAge r{s.int64(0), s.text(1), s.text(2), s.text(3), {}};
     auto tags = nlohmann::json::parse(s.text_view(4), nullptr, false);
     if (tags.is_array()) {

@@ -49,58 +49,47 @@ class ForeignKeysOff {
 Result<DeletedRun> delete_run_rows(Database& db, std::int64_t run_id) {
   DeletedRun out;
   {
-    auto st = Statement::prepare(db, kRunOf);
-    if (!st) return std::move(st).error();
-    st->bind(1, run_id);
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (!*row) return make_error(ErrorKind::not_found, "no_run", "no run with id " + std::to_string(run_id));
-    out.key = st->text(0);
-    out.platform = st->text(1);
-    out.created_at = st->text(2);
+    PT_ASSIGN(auto st, Statement::prepare(db, kRunOf));
+    st.bind(1, run_id);
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return make_error(ErrorKind::not_found, "no_run", "no run with id " + std::to_string(run_id));
+    out.key = st.text(0);
+    out.platform = st.text(1);
+    out.created_at = st.text(2);
   }
   {
-    auto st = Statement::prepare(db, kCountArtifacts);
-    if (!st) return std::move(st).error();
-    st->bind(1, run_id);
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    out.artifacts = st->int64(0);
-    out.findings = st->int64(1);
+    PT_ASSIGN(auto st, Statement::prepare(db, kCountArtifacts));
+    st.bind(1, run_id);
+    PT_TRY(st.step());
+    out.artifacts = st.int64(0);
+    out.findings = st.int64(1);
   }
-  auto cases = backlog_cases_of_run(db, run_id, out.platform);
-  if (!cases) return std::move(cases).error();
+  PT_ASSIGN(const auto cases, backlog_cases_of_run(db, run_id, out.platform));
   std::int64_t* counts[] = {&out.results, &out.expectations, nullptr, &out.files, nullptr};
   for (std::size_t i = 0; i < std::size(kDeletes); ++i) {
-    auto st = Statement::prepare(db, kDeletes[i]);
-    if (!st) return std::move(st).error();
-    st->bind(1, run_id);
-    PT_TRY(st->run());
+    PT_ASSIGN(auto st, Statement::prepare(db, kDeletes[i]));
+    st.bind(1, run_id);
+    PT_TRY(st.run());
     if (counts[i]) *counts[i] = db.changes();
   }
-  auto kept = recompute_backlog_cases(db, out.platform, *cases);
-  if (!kept) return std::move(kept).error();
-  out.backlog_updated = static_cast<std::int64_t>(cases->size());
-  out.backlog_removed = out.backlog_updated - *kept;
+  PT_ASSIGN(const std::int64_t kept, recompute_backlog_cases(db, out.platform, cases));
+  out.backlog_updated = static_cast<std::int64_t>(cases.size());
+  out.backlog_removed = out.backlog_updated - kept;
   return out;
 }
 
 Result<DeletedRun> delete_run(Database& db, const std::string& key, std::string_view actor, std::string_view action) {
   ForeignKeysOff fk(db);
-  auto tx = Transaction::begin(db);
-  if (!tx) return std::move(tx).error();
-  auto find = Statement::prepare(db, kFindRun);
-  if (!find) return std::move(find).error();
-  find->bind(1, key);
-  auto row = find->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'");
-  const std::int64_t run_id = find->int64(0);
-  find->reset();
-  auto deleted = delete_run_rows(db, run_id);
-  if (!deleted) return deleted;
-  PT_TRY(append_audit(db, actor, action, key, to_json(*deleted).dump()));
-  PT_TRY(tx->commit());
+  PT_ASSIGN(auto tx, Transaction::begin(db));
+  PT_ASSIGN(auto find, Statement::prepare(db, kFindRun));
+  find.bind(1, key);
+  PT_ASSIGN(const bool row, find.step());
+  if (!row) return make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'");
+  const std::int64_t run_id = find.int64(0);
+  find.reset();
+  PT_ASSIGN(auto deleted, delete_run_rows(db, run_id));
+  PT_TRY(append_audit(db, actor, action, key, to_json(deleted).dump()));
+  PT_TRY(tx.commit());
   return deleted;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Deleting a run and everything hanging off it (issue 11): DELETE /api/v1/runs/{key}, `perftriage runs delete`, and
+// Deleting a run and everything hanging off it: DELETE /api/v1/runs/{key}, `perftriage runs delete`, and
 // the retention task. What references a run (migrations 001-004): result_files, results and expectations (also through
 // their file), artifacts (their findings are a column of the artifact row), and the maintained backlog (004), whose
 // rows name runs by id without a foreign key: every backlog case the run measured is recomputed from the platform's

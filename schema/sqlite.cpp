@@ -13,7 +13,7 @@ Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
     return make_error(ErrorKind::internal, "db_open", "cannot open database '" + path + "': " +
                                                           (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
-  sqlite3_busy_timeout(raw, busy_timeout_ms);
+  db.set_busy_timeout(busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
   // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
@@ -26,8 +26,14 @@ Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     if (db_) sqlite3_close_v2(db_);
     db_ = std::exchange(other.db_, nullptr);
+    busy_timeout_ms_ = other.busy_timeout_ms_;
   }
   return *this;
+}
+
+void Database::set_busy_timeout(int ms) noexcept {
+  sqlite3_busy_timeout(db_, ms);
+  busy_timeout_ms_ = ms;
 }
 
 Database::~Database() {
@@ -114,9 +120,8 @@ Result<bool> Statement::step() {
 
 Result<void> Statement::run() {
   for (;;) {
-    auto r = step();
-    if (!r) return std::move(r).error();
-    if (!*r) return {};
+    PT_ASSIGN(const bool row, step());
+    if (!row) return {};
   }
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.hpp"
@@ -18,7 +19,8 @@ class Database {
   // Opens (creating if needed) a file or ":memory:", with WAL, busy_timeout and foreign keys on.
   static Result<Database> open(const std::string& path, int busy_timeout_ms = 5000);
 
-  Database(Database&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+  Database(Database&& other) noexcept
+      : db_(std::exchange(other.db_, nullptr)), busy_timeout_ms_(other.busy_timeout_ms_) {}
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -29,10 +31,14 @@ class Database {
   [[nodiscard]] std::int64_t last_insert_rowid() const noexcept { return sqlite3_last_insert_rowid(db_); }
   [[nodiscard]] int changes() const noexcept { return sqlite3_changes(db_); }
   [[nodiscard]] Error error(std::string_view what) const;  // an internal Error carrying sqlite3_errmsg
+  // How long a statement waits for another connection's lock before failing with db_busy (0 = not at all).
+  void set_busy_timeout(int ms) noexcept;
+  [[nodiscard]] int busy_timeout_ms() const noexcept { return busy_timeout_ms_; }
 
  private:
   explicit Database(sqlite3* db) : db_(db) {}
   sqlite3* db_ = nullptr;
+  int busy_timeout_ms_ = 0;
 };
 
 class Statement {
@@ -93,11 +99,24 @@ template <class T, class Reader>
 Result<std::vector<T>> collect(Statement& st, Reader read) {
   std::vector<T> out;
   for (;;) {
-    auto row = st.step();
-    if (!row) return std::move(row).error();
-    if (!*row) return out;
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return out;
     out.push_back(read(st));
   }
+}
+
+// Steps a statement once: the first row read with `read(const Statement&)`, nullopt when there is none.
+template <class Reader>
+auto first(Statement& st, Reader read) -> Result<std::optional<decltype(read(st))>> {
+  PT_ASSIGN(const bool row, st.step());
+  if (!row) return std::optional<decltype(read(st))>{};
+  return std::optional<decltype(read(st))>{read(st)};
+}
+
+// Steps a statement once: column 0 of its first row as an integer (a count, an id), 0 when there is no row.
+inline Result<std::int64_t> scalar(Statement& st) {
+  PT_ASSIGN(const bool row, st.step());
+  return row ? st.int64(0) : 0;
 }
 
 // BEGIN IMMEDIATE for writes (takes the write lock up front, so busy_timeout applies at the start

@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 
+#include "common/json_text.hpp"
+#include "common/strings.hpp"
 #include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
@@ -77,6 +80,11 @@ constexpr std::string_view kRunCounts =
     " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0),"
     " coalesce(sum(invalid), 0) "
     "FROM results WHERE run_id = ?1";
+constexpr std::string_view kPlatformExact = "SELECT platform FROM runs WHERE platform = ?1 LIMIT 1";
+// The first run's spelling: databases written before platforms were case-insensitive may hold several (migration 009
+// unified them, this keeps the rule where it matters anyway).
+constexpr std::string_view kPlatformAnyCase =
+    "SELECT platform FROM runs WHERE platform = ?1 COLLATE NOCASE ORDER BY id LIMIT 1";
 constexpr std::string_view kPreviousRun =
     "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
     "LIMIT 1";
@@ -172,14 +180,6 @@ model::ResultRecord read_result(const Statement& st) {
   return r;
 }
 
-template <class Reader>
-auto first(Statement& st, Reader read) -> Result<std::optional<decltype(read(st))>> {
-  auto row = st.step();
-  if (!row) return std::move(row).error();
-  if (!*row) return std::optional<decltype(read(st))>{};
-  return std::optional<decltype(read(st))>{read(st)};
-}
-
 std::string merge_tags(const std::vector<std::string>& old_tags, const std::vector<std::string>& new_tags) {
   json out = json::array();
   auto add = [&](const std::string& t) {
@@ -211,89 +211,90 @@ std::string now_iso8601() {
 }
 
 Result<Store> Store::open(const std::string& path) {
-  auto db = Database::open(path);
-  if (!db) return std::move(db).error();
-  auto version = migrate(*db);
-  if (!version) return std::move(version).error();
-  PT_TRY(rebuild_backlog_if_pending(*db));
-  return Store(std::move(*db));
+  PT_ASSIGN(auto db, Database::open(path));
+  PT_TRY(migrate(db));
+  PT_TRY(rebuild_backlog_if_pending(db));
+  return Store(std::move(db));
 }
 
-Result<std::int64_t> Store::ensure_run(const model::RunMeta& meta) {
-  auto existing = find_run(meta.key);
-  if (!existing) return std::move(existing).error();
-  if (!*existing) {
-    auto st = Statement::prepare(db_, kInsertRun);
-    if (!st) return std::move(st).error();
-    st->bind(1, meta.key).bind(2, meta.platform).bind(3, meta.device).bind(4, meta.torch_version);
-    st->bind(5, meta.commit).bind(6, meta.created_at.empty() ? now_iso8601() : meta.created_at);
-    st->bind(7, merge_tags({}, meta.tags)).bind(8, merge_environment("{}", meta.environment_json));
-    PT_TRY(st->run());
-    return db_.last_insert_rowid();
+Result<std::string> stored_platform(Database& db, const std::string& platform) {
+  if (platform.empty()) return platform;
+  // Exact first: it is the stored spelling whenever the caller wrote it so, and it goes through runs_platform_created.
+  for (auto sql : {kPlatformExact, kPlatformAnyCase}) {
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, platform);
+    PT_ASSIGN(auto found, first(st, [](const Statement& s) { return s.text(0); }));
+    if (found) return std::move(*found);
   }
-  const model::RunRecord& run = **existing;
-  if (run.meta.platform != meta.platform) {
+  return platform;
+}
+
+Result<std::int64_t> ensure_run(Database& db, const model::RunMeta& meta) {
+  PT_ASSIGN(const auto existing, find_run(db, meta.key));
+  if (!existing) {
+    PT_ASSIGN(const std::string platform, stored_platform(db, meta.platform));
+    PT_ASSIGN(auto st, Statement::prepare(db, kInsertRun));
+    st.bind(1, meta.key).bind(2, platform).bind(3, meta.device).bind(4, meta.torch_version);
+    st.bind(5, meta.commit).bind(6, meta.created_at.empty() ? now_iso8601() : meta.created_at);
+    st.bind(7, merge_tags({}, meta.tags)).bind(8, merge_environment("{}", meta.environment_json));
+    PT_TRY(st.run());
+    return db.last_insert_rowid();
+  }
+  const model::RunRecord& run = *existing;
+  if (!iequals(run.meta.platform, meta.platform)) {  // ASCII case-insensitive, as COLLATE NOCASE
     return make_error(ErrorKind::conflict, "run_platform_mismatch",
                       "run '" + meta.key + "' belongs to platform " + run.meta.platform + ", not " + meta.platform);
   }
   auto pick = [](const std::string& old_value, const std::string& new_value) {
     return new_value.empty() ? old_value : new_value;
   };
-  auto st = Statement::prepare(db_, kUpdateRun);
-  if (!st) return std::move(st).error();
-  st->bind(1, run.id).bind(2, pick(run.meta.device, meta.device));
-  st->bind(3, pick(run.meta.torch_version, meta.torch_version)).bind(4, pick(run.meta.commit, meta.commit));
-  st->bind(5, merge_tags(run.meta.tags, meta.tags));
-  st->bind(6, merge_environment(run.meta.environment_json, meta.environment_json));
-  PT_TRY(st->run());
+  PT_ASSIGN(auto st, Statement::prepare(db, kUpdateRun));
+  st.bind(1, run.id).bind(2, pick(run.meta.device, meta.device));
+  st.bind(3, pick(run.meta.torch_version, meta.torch_version)).bind(4, pick(run.meta.commit, meta.commit));
+  st.bind(5, merge_tags(run.meta.tags, meta.tags));
+  st.bind(6, merge_environment(run.meta.environment_json, meta.environment_json));
+  PT_TRY(st.run());
   return run.id;
 }
 
-Result<std::optional<model::FileRecord>> Store::live_file(std::int64_t run_id, std::string_view path) {
-  auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
-                                        "WHERE run_id = ?1 AND path = ?2 AND superseded_by IS NULL");
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id).bind(2, path);
-  return first(*st, read_file);
+Result<std::optional<model::FileRecord>> live_file(Database& db, std::int64_t run_id, std::string_view path) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectFileColumns) +
+                                                "WHERE run_id = ?1 AND path = ?2 AND superseded_by IS NULL"));
+  st.bind(1, run_id).bind(2, path);
+  return first(st, read_file);
 }
 
-Result<std::int64_t> Store::insert_file(std::int64_t run_id, const NewFile& file) {
-  auto st = Statement::prepare(db_, kInsertFile);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
-  st->bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
-  st->bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
+Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFile& file) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertFile));
+  st.bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
+  st.bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
+  st.bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
   // bound without a copy: a file's deflated bytes are tens of MB for a large upload
   const std::string deflated = file.compressed.empty() ? deflate_bytes(file.bytes) : std::string();
-  st->bind_blob_static(12, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
-  st->bind(13, file.header).bind(14, file.row_count);
-  st->bind(15, file.duplicates_dropped).bind(16, now_iso8601());
-  PT_TRY(st->run());
-  return db_.last_insert_rowid();
+  st.bind_blob_static(12, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
+  st.bind(13, file.header).bind(14, file.row_count);
+  st.bind(15, file.duplicates_dropped).bind(16, now_iso8601());
+  PT_TRY(st.run());
+  return db.last_insert_rowid();
 }
 
-Result<std::int64_t> Store::replace_file(std::int64_t run_id, std::int64_t old_id, const NewFile& file) {
+Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_t old_id, const NewFile& file) {
   for (auto sql : {kDeleteFileRows, kDeleteFileExpectations, kRetire}) {
-    auto st = Statement::prepare(db_, sql);
-    if (!st) return std::move(st).error();
-    st->bind(1, old_id);
-    PT_TRY(st->run());
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, old_id);
+    PT_TRY(st.run());
   }
-  auto new_id = insert_file(run_id, file);
-  if (!new_id) return new_id;
-  auto st = Statement::prepare(db_, kSupersede);
-  if (!st) return std::move(st).error();
-  st->bind(1, old_id).bind(2, *new_id);
-  PT_TRY(st->run());
+  PT_ASSIGN(const std::int64_t new_id, insert_file(db, run_id, file));
+  PT_ASSIGN(auto st, Statement::prepare(db, kSupersede));
+  st.bind(1, old_id).bind(2, new_id);
+  PT_TRY(st.run());
   return new_id;
 }
 
-Result<ResultWriter> ResultWriter::open(Store& store, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {
-  auto st = Statement::prepare(store.db(), kInsertResult);
-  if (!st) return std::move(st).error();
-  return ResultWriter(std::move(*st), run_id, file_id, std::move(axes));
+Result<ResultWriter> ResultWriter::open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertResult));
+  return ResultWriter(std::move(st), run_id, file_id, std::move(axes));
 }
-
 Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
   // Every parameter is bound on every row, so rewind() without clearing; text is bound without a copy because
   // `row`, `axes_` and `extra_text_` outlive the step.
@@ -317,35 +318,33 @@ Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFla
   } else {
     json extra = json::object();
     for (const auto& [name, value] : row.extra) extra[name] = value;
-    extra_text_ = extra.dump(-1, ' ', false, json::error_handler_t::replace);
+    extra_text_ = dump_json(extra);
     st.bind_static(32, extra_text_);
   }
   st.bind(33, static_cast<int>(f.invalid));
   return st.run();
 }
 
-Result<void> Store::insert_results(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
-                                   const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {
-  auto writer = ResultWriter::open(*this, run_id, file_id, axes);
-  if (!writer) return std::move(writer).error();
-  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer->add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
+Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
+                            const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {
+  PT_ASSIGN(auto writer, ResultWriter::open(db, run_id, file_id, axes));
+  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer.add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
   return {};
 }
 
-Result<void> Store::insert_expectations(std::int64_t run_id, std::int64_t file_id,
-                                        const std::vector<ingest::Expectation>& rows) {
-  auto st = Statement::prepare(db_, kInsertExpectation);
-  if (!st) return std::move(st).error();
+Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t file_id,
+                                 const std::vector<ingest::Expectation>& rows) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsertExpectation));
   for (const auto& e : rows) {
-    st->reset();
-    st->bind(1, run_id).bind(2, file_id).bind(3, e.suite).bind(4, e.mode).bind(5, e.dtype).bind(6, e.config);
-    st->bind(7, e.model).bind(8, e.line).bind(9, e.accuracy).bind(10, e.graph_breaks).bind(11, e.speedup_target);
-    PT_TRY(st->run());
+    st.reset();
+    st.bind(1, run_id).bind(2, file_id).bind(3, e.suite).bind(4, e.mode).bind(5, e.dtype).bind(6, e.config);
+    st.bind(7, e.model).bind(8, e.line).bind(9, e.accuracy).bind(10, e.graph_breaks).bind(11, e.speedup_target);
+    PT_TRY(st.run());
   }
   return {};
 }
 
-Result<void> Store::refresh_run_flags(std::int64_t run_id) {
+Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
   const std::string where_perf = "WHERE run_id = ?1 AND kind = 'performance' AND ";
   const std::string where_acc = "WHERE run_id = ?1 AND kind = 'accuracy' AND ";
   const std::string statements[] = {
@@ -364,89 +363,84 @@ Result<void> Store::refresh_run_flags(std::int64_t run_id) {
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
   // Without expectations the last two statements have nothing to do.
-  auto check = Statement::prepare(db_, kRunNeedsExpectationRefresh);
-  if (!check) return std::move(check).error();
-  check->bind(1, run_id);
-  auto row = check->step();
-  if (!row) return std::move(row).error();
-  const std::size_t count = check->int64(0) != 0 ? std::size(statements) : 2;
+  PT_ASSIGN(auto check, Statement::prepare(db, kRunNeedsExpectationRefresh));
+  check.bind(1, run_id);
+  PT_ASSIGN(const std::int64_t has_expectations, scalar(check));
+  const std::size_t count = has_expectations != 0 ? std::size(statements) : 2;
   for (std::size_t i = 0; i < count; ++i) {
     const auto& sql = statements[i];
-    auto st = Statement::prepare(db_, sql);
-    if (!st) return std::move(st).error();
-    st->bind(1, run_id);
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, run_id);
     if (sql.find("?2") != std::string::npos) {
-      for (int k = 0; k < 3; ++k) st->bind(k + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(k)]);
+      for (int k = 0; k < 3; ++k) st.bind(k + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(k)]);
     }
-    PT_TRY(st->run());
+    PT_TRY(st.run());
   }
   return {};
 }
 
-Result<std::vector<model::RunRecord>> Store::list_runs(const std::string& platform) {
-  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
-                                        "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC");
-  if (!st) return std::move(st).error();
-  st->bind(1, platform);
-  return collect<model::RunRecord>(*st, read_run);
+Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform) {
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) +
+                                                "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC"));
+  st.bind(1, stored);
+  return collect<model::RunRecord>(st, read_run);
 }
 
-Result<std::optional<model::RunRecord>> Store::find_run(const std::string& key) {
-  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + "WHERE key = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, key);
-  return first(*st, read_run);
+Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + "WHERE key = ?1"));
+  st.bind(1, key);
+  return first(st, read_run);
 }
 
-Result<std::optional<model::RunRecord>> Store::latest_run(const std::string& platform) {
-  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) +
-                                        "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT 1");
-  if (!st) return std::move(st).error();
-  st->bind(1, platform);
-  return first(*st, read_run);
+Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform) {
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) +
+                                                "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT 1"));
+  st.bind(1, stored);
+  return first(st, read_run);
 }
 
-Result<std::optional<model::RunRecord>> Store::previous_run(const model::RunRecord& run) {
-  auto st = Statement::prepare(db_, std::string(kSelectRunColumns) + std::string(kPreviousRun));
-  if (!st) return std::move(st).error();
-  st->bind(1, run.meta.platform).bind(2, run.meta.created_at).bind(3, run.id);
-  return first(*st, read_run);
+Result<std::optional<model::RunRecord>> previous_run(Database& db, const model::RunRecord& run) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + std::string(kPreviousRun)));
+  st.bind(1, run.meta.platform).bind(2, run.meta.created_at).bind(3, run.id);
+  return first(st, read_run);
 }
 
-Result<std::vector<model::FileRecord>> Store::run_files(std::int64_t run_id) {
-  auto st = Statement::prepare(db_, std::string(kSelectFileColumns) +
-                                        "WHERE run_id = ?1 AND superseded_by IS NULL ORDER BY path");
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id);
-  return collect<model::FileRecord>(*st, read_file);
+Result<std::int64_t> count_runs(Database& db) {
+  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT count(*) FROM runs"));
+  return scalar(st);
 }
 
-Result<std::string> Store::file_bytes(std::int64_t file_id) {
-  auto st = Statement::prepare(db_, "SELECT raw_deflate, size FROM result_files WHERE id = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, file_id);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
+Result<std::vector<model::FileRecord>> run_files(Database& db, std::int64_t run_id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectFileColumns) +
+                                                "WHERE run_id = ?1 AND superseded_by IS NULL ORDER BY path"));
+  st.bind(1, run_id);
+  return collect<model::FileRecord>(st, read_file);
+}
+
+Result<std::string> file_bytes(Database& db, std::int64_t file_id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT raw_deflate, size FROM result_files WHERE id = ?1"));
+  st.bind(1, file_id);
+  PT_ASSIGN(const bool row, st.step());
+  if (!row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
   // No deflate stream is empty (even that of an empty file has a header): an empty blob is a dropped one.
-  if (st->blob(0).empty()) {
+  if (st.blob(0).empty()) {
     return make_error(ErrorKind::not_found, "raw_dropped",
                       "the raw bytes of file " + std::to_string(file_id) + " were dropped by retention (raw_files_days)");
   }
-  return inflate_bytes(st->blob(0), static_cast<std::size_t>(st->int64(1)));
+  return inflate_bytes(st.blob(0), static_cast<std::size_t>(st.int64(1)));
 }
 
-Result<model::RunCounts> Store::run_counts(std::int64_t run_id, double threshold) {
-  auto st = Statement::prepare(db_, kRunCounts);
-  if (!st) return std::move(st).error();
-  st->bind(1, run_id).bind(2, threshold);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  return model::RunCounts{st->int64(0), st->int64(1), st->int64(2), st->int64(3),
-                   st->int64(4), st->int64(5), st->int64(6), st->int64(7)};
+Result<model::RunCounts> run_counts(Database& db, std::int64_t run_id, double threshold) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kRunCounts));
+  st.bind(1, run_id).bind(2, threshold);
+  PT_TRY(st.step());
+  return model::RunCounts{st.int64(0), st.int64(1), st.int64(2), st.int64(3),
+                          st.int64(4), st.int64(5), st.int64(6), st.int64(7)};
 }
 
-Result<std::vector<model::ResultRecord>> Store::results(const ResultFilter& filter) {
+Result<std::vector<model::ResultRecord>> results(Database& db, const ResultFilter& filter) {
   std::string sql(kSelectResultColumns);
   sql += "WHERE 1 = 1";
   if (!filter.run_ids.empty()) {
@@ -468,37 +462,30 @@ Result<std::vector<model::ResultRecord>> Store::results(const ResultFilter& filt
   }
   sql += " ORDER BY r.created_at, r.id, x.suite, x.dtype, x.mode, x.kind, x.config, x.file_id, x.line";
   if (filter.limit > 0) sql += " LIMIT " + std::to_string(filter.limit) + " OFFSET " + std::to_string(filter.offset);
-  auto st = Statement::prepare(db_, sql);
-  if (!st) return std::move(st).error();
-  st->bind(1, filter.suite).bind(2, filter.dtype).bind(3, filter.mode).bind(4, filter.kind);
-  st->bind(5, filter.config).bind(6, filter.model);
-  if (filter.flag == ResultFlag::slow) st->bind(7, filter.threshold);
-  return collect<model::ResultRecord>(*st, read_result);
+  PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  st.bind(1, filter.suite).bind(2, filter.dtype).bind(3, filter.mode).bind(4, filter.kind);
+  st.bind(5, filter.config).bind(6, filter.model);
+  if (filter.flag == ResultFlag::slow) st.bind(7, filter.threshold);
+  return collect<model::ResultRecord>(st, read_result);
 }
 
-Result<std::vector<model::MissingRecord>> Store::missing(const model::RunRecord& run) {
+Result<std::vector<model::MissingRecord>> missing(Database& db, const model::RunRecord& run) {
   std::vector<model::MissingRecord> out;
-  auto previous = previous_run(run);
-  if (!previous) return std::move(previous).error();
-  if (*previous) {
-    auto st = Statement::prepare(db_, kMissingVsPrevious);
-    if (!st) return std::move(st).error();
-    st->bind(1, run.id).bind(2, (*previous)->id);
-    auto rows = collect<model::MissingRecord>(*st, [&](const Statement& s) {
+  PT_ASSIGN(const auto previous, previous_run(db, run));
+  if (previous) {
+    PT_ASSIGN(auto st, Statement::prepare(db, kMissingVsPrevious));
+    st.bind(1, run.id).bind(2, previous->id);
+    PT_ASSIGN(out, collect<model::MissingRecord>(st, [&](const Statement& s) {
       return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "previous_run",
-                           (*previous)->meta.key};
-    });
-    if (!rows) return std::move(rows).error();
-    out = std::move(*rows);
+                                  previous->meta.key};
+    }));
   }
-  auto st = Statement::prepare(db_, kMissingVsReference);
-  if (!st) return std::move(st).error();
-  st->bind(1, run.id);
-  auto rows = collect<model::MissingRecord>(*st, [](const Statement& s) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kMissingVsReference));
+  st.bind(1, run.id);
+  PT_ASSIGN(auto rows, collect<model::MissingRecord>(st, [](const Statement& s) {
     return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "reference", s.text(6)};
-  });
-  if (!rows) return std::move(rows).error();
-  for (auto& m : *rows) {
+  }));
+  for (auto& m : rows) {
     const bool already = std::any_of(out.begin(), out.end(), [&](const model::MissingRecord& o) {
       return o.suite == m.suite && o.dtype == m.dtype && o.mode == m.mode && o.kind == m.kind && o.model == m.model;
     });

@@ -1,6 +1,6 @@
 #pragma once
-// The typed store over SQLite: runs, their files (raw bytes kept), parsed rows and expectations.
-// Writes are called inside a Transaction (BEGIN IMMEDIATE) owned by the caller, so that one
+// The opened, migrated database (Store), and the run tables: runs, their files (raw bytes kept), parsed rows and
+// expectations. Writes are called inside a Transaction (BEGIN IMMEDIATE) owned by the caller, so that one
 // upload is one transaction; reads are single statements.
 #include <cstdint>
 #include <optional>
@@ -38,13 +38,11 @@ struct ResultFilter {
   std::int64_t offset = 0;
 };
 
-class Store;
-
 // Inserts the result rows of one stored file one at a time (the statement is prepared once), so that a file's
-// rows need not be in memory together. Use inside the caller's Transaction; the Store must outlive it.
+// rows need not be in memory together. Use inside the caller's Transaction; the Database must outlive it.
 class ResultWriter {
  public:
-  static Result<ResultWriter> open(Store& store, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
+  static Result<ResultWriter> open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
   Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags);
 
  private:
@@ -57,6 +55,8 @@ class ResultWriter {
   std::string extra_text_;
 };
 
+// The database as the service uses it: opened, migrated to the latest schema, the backlog replayed when a migration
+// asked for it. Every query is a free function over its db() (schema/README.md).
 class Store {
  public:
   // Opens the database file (":memory:" in tests) and migrates it to the latest schema.
@@ -64,41 +64,50 @@ class Store {
 
   Database& db() noexcept { return db_; }
 
-  // --- writes (inside the caller's Transaction) ---
-  // Creates the run, or returns the existing one's id; an existing key of another platform is a conflict.
-  // Tags are merged, empty device/torch_version/commit are filled, environment keys are merged.
-  Result<std::int64_t> ensure_run(const model::RunMeta& meta);
-  Result<std::optional<model::FileRecord>> live_file(std::int64_t run_id, std::string_view path);
-  Result<std::int64_t> insert_file(std::int64_t run_id, const NewFile& file);
-  // Stores `file` in place of the live file old_id: the old file's rows and expectations are deleted,
-  // its record is kept (superseded_by = the new id) for audit. Returns the new file's id.
-  Result<std::int64_t> replace_file(std::int64_t run_id, std::int64_t old_id, const NewFile& file);
-  Result<void> insert_results(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
-                              const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags);
-  Result<void> insert_expectations(std::int64_t run_id, std::int64_t file_id,
-                                   const std::vector<ingest::Expectation>& rows);
-  // Recomputes the relational flags of a run: `unreliable` (speedup of a model failing accuracy in
-  // the same run), `expected_accuracy` and `deviates` (pass/fail differs from the run's reference).
-  Result<void> refresh_run_flags(std::int64_t run_id);
-
-  // --- reads ---
-  Result<std::vector<model::RunRecord>> list_runs(const std::string& platform = {});  // newest first
-  Result<std::optional<model::RunRecord>> find_run(const std::string& key);
-  Result<std::optional<model::RunRecord>> latest_run(const std::string& platform);
-  Result<std::optional<model::RunRecord>> previous_run(const model::RunRecord& run);  // same platform, just before
-  Result<std::vector<model::FileRecord>> run_files(std::int64_t run_id);
-  // The file as uploaded; not_found with code "raw_dropped" once retention dropped its raw bytes.
-  Result<std::string> file_bytes(std::int64_t file_id);
-  Result<model::RunCounts> run_counts(std::int64_t run_id, double threshold);
-  Result<std::vector<model::ResultRecord>> results(const ResultFilter& filter);
-  // Models expected in this run (by its previous run of the platform, or by its reference files)
-  // that have no row, for the suite/dtype/mode/kind groups the run has files for.
-  Result<std::vector<model::MissingRecord>> missing(const model::RunRecord& run);
-
  private:
   explicit Store(Database db) : db_(std::move(db)) {}
   Database db_;
 };
+
+// --- platforms ---
+// Platform keys are case-insensitive and stored in one spelling: that of the first run stored for the platform.
+// The stored spelling of `platform` ("a100" -> "A100" when the first A100 run said so), or `platform` itself when no
+// run has it. Every function below that takes a platform looks it up through this.
+Result<std::string> stored_platform(Database& db, const std::string& platform);
+
+// --- writes (inside the caller's Transaction) ---
+// Creates the run, or returns the existing one's id; an existing key of another platform is a conflict. A new run
+// of a known platform takes its stored spelling. Tags are merged, empty device/torch_version/commit are filled,
+// environment keys are merged.
+Result<std::int64_t> ensure_run(Database& db, const model::RunMeta& meta);
+Result<std::optional<model::FileRecord>> live_file(Database& db, std::int64_t run_id, std::string_view path);
+Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFile& file);
+// Stores `file` in place of the live file old_id: the old file's rows and expectations are deleted,
+// its record is kept (superseded_by = the new id) for audit. Returns the new file's id.
+Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_t old_id, const NewFile& file);
+Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
+                            const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags);
+Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t file_id,
+                                 const std::vector<ingest::Expectation>& rows);
+// Recomputes the relational flags of a run: `unreliable` (speedup of a model failing accuracy in
+// the same run), `expected_accuracy` and `deviates` (pass/fail differs from the run's reference).
+Result<void> refresh_run_flags(Database& db, std::int64_t run_id);
+
+// --- reads (single statements) ---
+Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform = {});  // newest first
+Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key);
+Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform);
+// Same platform, just before.
+Result<std::optional<model::RunRecord>> previous_run(Database& db, const model::RunRecord& run);
+Result<std::int64_t> count_runs(Database& db);  // every platform
+Result<std::vector<model::FileRecord>> run_files(Database& db, std::int64_t run_id);
+// The file as uploaded; not_found with code "raw_dropped" once retention dropped its raw bytes.
+Result<std::string> file_bytes(Database& db, std::int64_t file_id);
+Result<model::RunCounts> run_counts(Database& db, std::int64_t run_id, double threshold);
+Result<std::vector<model::ResultRecord>> results(Database& db, const ResultFilter& filter);
+// Models expected in this run (by its previous run of the platform, or by its reference files)
+// that have no row, for the suite/dtype/mode/kind groups the run has files for.
+Result<std::vector<model::MissingRecord>> missing(Database& db, const model::RunRecord& run);
 
 std::string now_iso8601();
 

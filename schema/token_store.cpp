@@ -192,64 +192,55 @@ std::string_view to_string(TokenStatus status) {
   return "unknown";
 }
 
-Result<NewToken> TokenStore::create(std::string_view name, const std::vector<std::string>& scopes,
-                                    std::optional<std::string> expires_at) {
+Result<NewToken> create_token(Database& db, std::string_view name, const std::vector<std::string>& scopes,
+                              std::optional<std::string> expires_at) {
   if (!valid_token_name(name)) {
     return make_error(ErrorKind::invalid_input, "bad_token_name",
                       "a token name is 1-64 characters of letters, digits and . _ : @ -");
   }
-  auto canonical = parse_token_scopes(scopes);
-  if (!canonical) return std::move(canonical).error();
+  PT_ASSIGN(auto canonical, parse_token_scopes(scopes));
   {
-    auto st = Statement::prepare(db_, kNameTaken);
-    if (!st) return std::move(st).error();
-    st->bind(1, name);
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    if (*row) {
+    PT_ASSIGN(auto st, Statement::prepare(db, kNameTaken));
+    st.bind(1, name);
+    PT_ASSIGN(const bool row, st.step());
+    if (row) {
       return make_error(ErrorKind::conflict, "token_name_taken",
                         "a token named '" + std::string(name) + "' exists (revoked tokens keep their name)");
     }
   }
-  auto id = random_bytes(kIdBytes);
-  auto secret = random_bytes(kSecretBytes);
-  auto salt = random_bytes(kSaltBytes);
-  if (!id) return std::move(id).error();
-  if (!secret) return std::move(secret).error();
-  if (!salt) return std::move(salt).error();
+  PT_ASSIGN(const std::string id, random_bytes(kIdBytes));
+  PT_ASSIGN(std::string secret, random_bytes(kSecretBytes));
+  PT_ASSIGN(const std::string salt, random_bytes(kSaltBytes));
   NewToken out;
   out.info.name = std::string(name);
-  out.info.token_id = hex(reinterpret_cast<const unsigned char*>(id->data()), id->size());
-  const std::string secret_hex = hex(reinterpret_cast<const unsigned char*>(secret->data()), secret->size());
-  out.info.scopes = *canonical;
+  out.info.token_id = hex(reinterpret_cast<const unsigned char*>(id.data()), id.size());
+  const std::string secret_hex = hex(reinterpret_cast<const unsigned char*>(secret.data()), secret.size());
+  out.info.scopes = std::move(canonical);
   out.info.created_at = iso8601_from_now(0);
   out.info.expires_at = expires_at.value_or("");
-  auto st = Statement::prepare(db_, kInsert);
-  if (!st) return std::move(st).error();
-  st->bind(1, name).bind(2, out.info.token_id).bind_blob(3, *salt).bind_blob(4, salted_hash(*salt, secret_hex));
-  st->bind(5, join_scopes(out.info.scopes)).bind(6, out.info.created_at).bind(7, expires_at);
-  PT_TRY(st->run());
-  out.info.id = db_.last_insert_rowid();
+  PT_ASSIGN(auto st, Statement::prepare(db, kInsert));
+  st.bind(1, name).bind(2, out.info.token_id).bind_blob(3, salt).bind_blob(4, salted_hash(salt, secret_hex));
+  st.bind(5, join_scopes(out.info.scopes)).bind(6, out.info.created_at).bind(7, expires_at);
+  PT_TRY(st.run());
+  out.info.id = db.last_insert_rowid();
   out.token = std::string(kPrefix) + out.info.token_id + "_" + secret_hex;
-  OPENSSL_cleanse(secret->data(), secret->size());
+  OPENSSL_cleanse(secret.data(), secret.size());
   return out;
 }
 
-Result<std::vector<TokenInfo>> TokenStore::list() {
-  auto st = Statement::prepare(db_, std::string(kColumns) + " FROM api_tokens ORDER BY id");
-  if (!st) return std::move(st).error();
-  return collect<TokenInfo>(*st, read_info);
+Result<std::vector<TokenInfo>> list_tokens(Database& db) {
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kColumns) + " FROM api_tokens ORDER BY id"));
+  return collect<TokenInfo>(st, read_info);
 }
 
-Result<bool> TokenStore::revoke(std::string_view name) {
-  auto st = Statement::prepare(db_, kRevoke);
-  if (!st) return std::move(st).error();
-  st->bind(1, name).bind(2, iso8601_from_now(0));
-  PT_TRY(st->run());
-  return db_.changes() == 1;
+Result<bool> revoke_token(Database& db, std::string_view name) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kRevoke));
+  st.bind(1, name).bind(2, iso8601_from_now(0));
+  PT_TRY(st.run());
+  return db.changes() == 1;
 }
 
-Result<TokenCheck> TokenStore::verify(std::string_view token, std::string_view now) {
+Result<TokenCheck> verify_token(Database& db, std::string_view token, std::string_view now) {
   TokenCheck check;
   constexpr std::size_t kIdHex = kIdBytes * 2, kSecretHex = kSecretBytes * 2;
   if (token.size() != kPrefix.size() + kIdHex + 1 + kSecretHex || token.substr(0, kPrefix.size()) != kPrefix ||
@@ -263,22 +254,21 @@ Result<TokenCheck> TokenStore::verify(std::string_view token, std::string_view n
     check.status = TokenStatus::malformed;
     return check;
   }
-  auto st = Statement::prepare(db_, std::string(kColumns) + ", salt, hash FROM api_tokens WHERE token_id = ?1");
-  if (!st) return std::move(st).error();
-  st->bind(1, token_id);
-  auto row = st->step();
-  if (!row) return std::move(row).error();
-  if (!*row) {
+  PT_ASSIGN(auto st,
+            Statement::prepare(db, std::string(kColumns) + ", salt, hash FROM api_tokens WHERE token_id = ?1"));
+  st.bind(1, token_id);
+  PT_ASSIGN(const bool row, st.step());
+  if (!row) {
     check.status = TokenStatus::unknown;
     return check;
   }
-  const std::string salt = st->blob(8), stored = st->blob(9);
+  const std::string salt = st.blob(8), stored = st.blob(9);
   const std::string presented = salted_hash(salt, secret);
   if (stored.size() != presented.size() || CRYPTO_memcmp(stored.data(), presented.data(), stored.size()) != 0) {
     check.status = TokenStatus::unknown;
     return check;
   }
-  check.info = read_info(*st);
+  check.info = read_info(st);
   if (!check.info.revoked_at.empty()) {
     check.status = TokenStatus::revoked;
   } else if (!check.info.expires_at.empty() && check.info.expires_at <= now) {
@@ -289,11 +279,15 @@ Result<TokenCheck> TokenStore::verify(std::string_view token, std::string_view n
   return check;
 }
 
-Result<void> TokenStore::touch(std::int64_t id, std::string_view now) {
-  auto st = Statement::prepare(db_, kTouch);
-  if (!st) return std::move(st).error();
-  st->bind(1, id).bind(2, now);
-  return st->run();
+Result<void> touch_token(Database& db, std::int64_t id, std::string_view now) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kTouch));
+  st.bind(1, id).bind(2, now);
+  // Never waits for the write lock: a use not recorded now is recorded by a later one.
+  const int busy_timeout_ms = db.busy_timeout_ms();
+  db.set_busy_timeout(0);
+  auto done = st.run();
+  db.set_busy_timeout(busy_timeout_ms);
+  return done;
 }
 
 }  // namespace perftriage::schema

@@ -1,7 +1,7 @@
 #pragma once
 // API tokens (migration 007). A token is `pt_<token_id>_<secret>`: `token_id` (16 hex digits) is public and finds the
 // row; the secret (64 hex digits, 256 bits from OpenSSL's RAND_bytes) is never stored — only SHA-256(salt || secret)
-// with a per-token random salt, compared in constant time. The token itself is returned once, by create().
+// with a per-token random salt, compared in constant time. The token itself is returned once, by create_token().
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,24 +61,17 @@ struct TokenCheck {
   TokenInfo info;  // filled in when the secret matched (ok, revoked, expired)
 };
 
-class TokenStore {
- public:
-  explicit TokenStore(Database& db) : db_(db) {}
-
-  // A new token. `expires_at` is ISO-8601 UTC or nullopt for never. conflict "token_name_taken" when a token (even a
-  // revoked one: the audit log refers to tokens by name) already has the name.
-  Result<NewToken> create(std::string_view name, const std::vector<std::string>& scopes,
-                          std::optional<std::string> expires_at);
-  Result<std::vector<TokenInfo>> list();  // oldest first, revoked ones included
-  // Marks the token revoked (the row stays). False when no active token has that name.
-  Result<bool> revoke(std::string_view name);
-  // Checks a presented token at `now` (ISO-8601 UTC, as iso8601_from_now(0)).
-  Result<TokenCheck> verify(std::string_view token, std::string_view now);
-  // Records a use. One small UPDATE: the caller decides how often (server/http/auth.cpp: at most once a minute).
-  Result<void> touch(std::int64_t id, std::string_view now);
-
- private:
-  Database& db_;
-};
+// A new token. `expires_at` is ISO-8601 UTC or nullopt for never. conflict "token_name_taken" when a token (even a
+// revoked one: the audit log refers to tokens by name) already has the name.
+Result<NewToken> create_token(Database& db, std::string_view name, const std::vector<std::string>& scopes,
+                              std::optional<std::string> expires_at);
+Result<std::vector<TokenInfo>> list_tokens(Database& db);  // oldest first, revoked ones included
+// Marks the token revoked (the row stays). False when no active token has that name.
+Result<bool> revoke_token(Database& db, std::string_view name);
+// Checks a presented token at `now` (ISO-8601 UTC, as iso8601_from_now(0)).
+Result<TokenCheck> verify_token(Database& db, std::string_view token, std::string_view now);
+// Records a use: one small UPDATE that never waits for the write lock (busy: a db_busy error, nothing recorded).
+// The caller decides how often (server/http/auth.cpp: at most once a minute).
+Result<void> touch_token(Database& db, std::int64_t id, std::string_view now);
 
 }  // namespace perftriage::schema

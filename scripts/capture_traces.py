@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""capture_traces.py OUT_DIR — record real traces and compile logs of the three slow-case causes (issue 4).
+"""capture_traces.py OUT_DIR — record real traces and compile logs of the three slow-case causes.
 
 Needs: an NVIDIA GPU, PyTorch >= 2.4 with CUDA, transformers. Downloads nothing: every model is random-initialised
 from a config. Writes into OUT_DIR (gzipped, each kept <= 2 MB by trimming the profiled steps):

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the >= 10M-row history database for bench/compare_bench (issue 3), then runs the benchmark on it.
+# Builds the >= 10M-row history database for bench/compare_bench, then runs the benchmark on it.
 #   scripts/gen_history_db.sh [DB=/tmp/perftriage-history.sqlite] [BUILD=build/release]
 # The database is ~2-3 GB: keep it out of the repository, and delete it when done.
 set -eu

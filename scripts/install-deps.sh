@@ -5,8 +5,10 @@ packages=(
   cmake ninja-build g++ make pkg-config python3 sqlite3
   libboost1.81-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev libcurl4-openssl-dev libssl-dev
   libgtest-dev libarchive-dev zlib1g-dev libsimdjson-dev libre2-dev
-  libtomlplusplus-dev libspdlog-dev prometheus-cpp-dev  # config file, access log, metrics (issue 11)
+  libtomlplusplus-dev libspdlog-dev prometheus-cpp-dev  # config file, access log, metrics
+  libcli11-dev  # the command line (server/cli/)
   clang libclang-rt-14-dev  # fuzz/: clang-14 and its libFuzzer, ASan and UBSan runtimes
+  clang-format clang-tidy  # .clang-format (CTest `format`, `make format`) and .clang-tidy (`make tidy`)
   chromium nodejs  # dashboard browser tests: playwright-core (package-lock.json) drives Debian's Chromium
 )
 # npm: Debian's package, unless a node distribution that bundles npm (e.g. NodeSource's nodejs) provides it already.

@@ -5,13 +5,15 @@
 #include <set>
 #include <tuple>
 
+#include "common/strings.hpp"
+
 namespace perftriage::analyzers::compare {
 namespace {
 
-std::string join(const std::set<std::string>& values) {
-  std::string out;
-  for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
-  return out;
+// The distinct values, comma-separated; an empty value (an axis a case does not state) is not listed.
+std::string listed(std::set<std::string> values) {
+  values.erase(std::string());
+  return join(values, ", ");
 }
 
 template <class KeyFn>
@@ -84,13 +86,13 @@ std::vector<Pattern> find_patterns(const std::vector<CaseKey>& cases, std::size_
     const auto modes = distinct(cases, idx, &CaseKey::mode);
     if (dtypes.size() < 2 && modes.size() < 2) continue;
     const CaseKey& c = cases[idx.front()];
-    add("model_across_dtypes", c.model + " (" + c.suite + " " + join(modes) + "): " + join(dtypes), idx);
+    add("model_across_dtypes", c.model + " (" + c.suite + " " + listed(modes) + "): " + listed(dtypes), idx);
   }
   for (auto& [k, idx] : group_by(cases, [&](const CaseKey& c) { return c.suite + sep + model_family(c.model); })) {
     const auto models = distinct(cases, idx, &CaseKey::model);
     if (models.size() < 2) continue;
     const CaseKey& c = cases[idx.front()];
-    add("family", model_family(c.model) + " family (" + c.suite + "): " + join(models), idx);
+    add("family", model_family(c.model) + " family (" + c.suite + "): " + listed(models), idx);
   }
   for (auto& [k, idx] : group_by(cases, [&](const CaseKey& c) {
          const auto head = task_head(c.model);
@@ -99,7 +101,7 @@ std::vector<Pattern> find_patterns(const std::vector<CaseKey>& cases, std::size_
     const auto models = distinct(cases, idx, &CaseKey::model);
     if (models.size() < 2) continue;
     const CaseKey& c = cases[idx.front()];
-    add("task_head", "*" + task_head(c.model) + " models (" + c.suite + "): " + join(models), idx);
+    add("task_head", "*" + task_head(c.model) + " models (" + c.suite + "): " + listed(models), idx);
   }
   for (auto& [k, idx] : group_by(cases, [&](const CaseKey& c) { return c.suite + sep + c.mode; })) {
     const CaseKey& c = cases[idx.front()];

@@ -10,6 +10,7 @@
 #include "analyzers/compare/compare_render.hpp"
 #include "analyzers/compare/grouping.hpp"
 #include "analyzers/compare/text.hpp"
+#include "analyzers/flags/slow_table.hpp"
 
 namespace perftriage::analyzers::compare {
 namespace {
@@ -34,17 +35,6 @@ std::string pytorch_name(const model::RunRecord& run) {
 }
 
 std::string threshold_text(double threshold) { return fmt::format("{:g}", threshold); }
-
-std::string slow_table(const std::vector<model::ResultRecord>& rows) {
-  std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |\n"
-                    "|---|---|---|---|---:|---:|---|\n";
-  for (const auto& r : rows) {
-    const std::string speedup = r.speedup_text.empty() ? fixed(r.speedup, 6) : r.speedup_text;
-    out += "| " + md_cell(r.suite) + " | " + md_cell(r.dtype) + " | " + md_cell(r.mode) + " | " + md_cell(r.model) +
-           " | " + std::to_string(r.batch_size) + " | " + speedup + " | " + md_cell(r.source) + " |\n";
-  }
-  return out;
-}
 
 // "inference workloads (10 of 11 cases)" for the biggest share of one axis.
 template <class Field>
@@ -144,7 +134,7 @@ std::string environment_line(const std::string& environment_json) {
   if (!env.is_object()) return {};
   std::vector<std::string> parts;
   auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-  if (env.contains("os")) parts.push_back(text(env["os"]));
+  if (env.contains("os") && !text(env["os"]).empty()) parts.push_back(text(env["os"]));
   for (const auto& [name, value] : env.items()) {
     if (name != "os") parts.push_back(name + " " + text(value));
   }
@@ -173,7 +163,7 @@ std::string slow_report_markdown(const model::RunRecord& run, const std::vector<
   out += fmt::format("The rows below come directly from the raw {} performance CSVs and show {}, which means inductor "
                      "is slower than eager on the same workload.\n\n",
                      name, below);
-  out += slow_table(rows);
+  out += slow_table_markdown(rows);
   out += "\n## Notes\n\n" + slow_notes(rows);
   out += fmt::format("\n## Ask\n\nPlease review these {} {} cases and track the inductor performance gaps where eager "
                      "is still faster than inductor.\n",

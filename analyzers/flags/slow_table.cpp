@@ -1,19 +1,18 @@
 #include "analyzers/flags/slow_table.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <tuple>
 
 #include "common/text_cells.hpp"
 
 namespace perftriage::analyzers {
-namespace {
 
 std::string speedup_cell(const model::ResultRecord& r) {
   if (!r.speedup_text.empty()) return r.speedup_text;
-  return r.speedup ? std::to_string(*r.speedup) : std::string{};
+  return r.speedup ? fmt::format("{:.6f}", *r.speedup) : std::string{};
 }
-
-}  // namespace
 
 void sort_slow_cases(std::vector<model::ResultRecord>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -23,12 +22,18 @@ void sort_slow_cases(std::vector<model::ResultRecord>& rows) {
   });
 }
 
-std::string slow_table_markdown(const std::vector<model::ResultRecord>& rows) {
-  std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |\n"
-                    "|---|---|---|---|---:|---:|---|\n";
-  for (const auto& r : rows) {
+std::string slow_table_markdown(const std::vector<model::ResultRecord>& rows, const ExtraColumn* extra) {
+  std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |";
+  out += extra ? " " + extra->name + " |\n|---|---|---|---|---:|---:|---|---|\n" : "\n|---|---|---|---|---:|---:|---|\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
     out += "| " + md_cell(r.suite) + " | " + md_cell(r.dtype) + " | " + md_cell(r.mode) + " | " + md_cell(r.model) +
-           " | " + std::to_string(r.batch_size) + " | " + speedup_cell(r) + " | " + md_cell(r.source) + " |\n";
+           " | " + std::to_string(r.batch_size) + " | " + speedup_cell(r) + " | " + md_cell(r.source) + " |";
+    if (extra) {
+      const std::string cell = i < extra->cells.size() ? extra->cells[i] : std::string();
+      out += cell.empty() ? " |" : " " + cell + " |";
+    }
+    out += "\n";
   }
   return out;
 }

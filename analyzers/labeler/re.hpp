@@ -1,6 +1,6 @@
 #pragma once
 // Internal: RE2 for the labeler's patterns. RE2 runs in time linear in the input and never recurses on it
-// (std::regex backtracked recursively and overflowed the stack on a 30 KB line, issue 10).
+// (std::regex backtracked recursively and overflowed the stack on a 30 KB line).
 // Patterns are written in the ECMAScript dialect std::regex had; `re2_pattern` rewrites the few classes whose
 // meaning differs in RE2 so the byte-for-byte behaviour stays the same:
 //   \s -> [[:space:]] (std::regex's \s in the C locale includes \v, RE2's does not), \S -> [^[:space:]],

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "analyzers/labeler/re.hpp"
 #include "analyzers/labeler/rules.hpp"
@@ -111,17 +112,12 @@ std::string evidence_text(const CaseEvidence& ev) {
   return s;
 }
 
-}  // namespace
-
-std::vector<Decision> decide_symptoms(Context& c) {
-  std::vector<Decision> out;
+// Why the issue is about performance ("" when it is not): case 1's speedup or ratio, a title tag, a performance word,
+// a stated drop; with the data of case 1 added. Sets c.max_drop_pct.
+std::string performance_reason(Context& c, const CaseEvidence* ev1) {
   const auto& text = c.claims_lower;
-  const auto& cases = c.scan.cases;
-  const CaseEvidence* ev1 = !c.evidence.empty() && c.evidence.front() ? &*c.evidence.front() : nullptr;
-
-  // performance
   std::string perf;
-  for (const auto& cs : cases) {
+  for (const auto& cs : c.scan.cases) {
     if (cs.speedup) {
       perf = "speedup " + format_number(*cs.speedup) + (*cs.speedup < 1 ? " < 1: inductor slower than eager" : "") +
              " (" + cs.display() + ").";
@@ -147,92 +143,104 @@ std::vector<Decision> decide_symptoms(Context& c) {
     if (perf.empty() && *ev1->speedup < 1) perf = "Data:";
     if (!perf.empty()) perf += " Data: " + evidence_text(*ev1) + ".";
   }
-  if (!perf.empty()) {
-    c.perf = true;
-    out.push_back({"performance", perf});
-  }
+  return perf;
+}
 
-  // Accuracy
-  std::string acc;
-  for (const auto& cs : cases)
-    if (cs.status == "fail_accuracy") {
-      acc = "fail_accuracy (" + cs.display() + ").";
-      break;
-    }
+// Why the issue is about accuracy ("" when it is not): a fail_accuracy case, a title tag, an accuracy phrase.
+std::string accuracy_reason(const Context& c) {
+  for (const auto& cs : c.scan.cases)
+    if (cs.status == "fail_accuracy") return "fail_accuracy (" + cs.display() + ").";
   for (const auto& h : c.title.hits)
-    if (acc.empty() && h.axis == "symptom" && h.key == "Accuracy") acc = "Title tag [" + h.tag + "].";
-  if (acc.empty()) {
-    if (auto w = first_sub(text, {"fail_accuracy", "not close", "mismatch", "atol", "rtol", "rmse",
-                                  "wrong result", "incorrect result", "accuracy check failed", "accuracy issue",
-                                  "accuracy failure", "accuracy failed", "accuracy drop", "accuracy error"});
-        !w.empty())
-      acc = quote(line_with(c, w), 90) + ".";
-  }
-  if (!acc.empty()) {
-    c.accuracy = true;
-    out.push_back({"Accuracy", acc});
-  }
+    if (h.axis == "symptom" && h.key == "Accuracy") return "Title tag [" + h.tag + "].";
+  if (auto w = first_sub(c.claims_lower, {"fail_accuracy", "not close", "mismatch", "atol", "rtol", "rmse",
+                                          "wrong result", "incorrect result", "accuracy check failed",
+                                          "accuracy issue", "accuracy failure", "accuracy failed", "accuracy drop",
+                                          "accuracy error"});
+      !w.empty())
+    return quote(line_with(c, w), 90) + ".";
+  return {};
+}
 
-  // hang / crash / error -> functionality, only when neither of the above fires
+// Hang, crash, a failing case status, an error line or a failure word. Sets c.hang and c.crash; `crash` gets the
+// crash phrase.
+std::string functionality_reason(Context& c, std::string& crash) {
+  const auto& text = c.claims_lower;
   auto hang = first_word(text, {"hang", "hangs", "hung", "hanging", "stuck", "deadlock", "freezes", "timed out",
                                 "timeout"});
-  auto crash = first_sub(text, {"segmentation fault", "segfault", "core dumped", "sigsegv", "sigabrt", "crash",
-                                "device lost", "aborted"});
-  for (const auto& cs : cases)
+  crash = first_sub(text, {"segmentation fault", "segfault", "core dumped", "sigsegv", "sigabrt", "crash",
+                           "device lost", "aborted"});
+  for (const auto& cs : c.scan.cases)
     if (hang.empty() && cs.status == "timeout") hang = "timeout";
   c.hang = !hang.empty();
   c.crash = !crash.empty();
-  std::string func;
-  if (!hang.empty()) func = "Hang: " + quote(line_with(c, hang), 90) + ".";
-  else if (!crash.empty()) func = "Crash: " + quote(line_with(c, crash), 90) + ".";
-  else {
-    for (const auto& cs : cases)
-      if (cs.status.find("fail_to_run") != std::string::npos || cs.status.find("run_fail") != std::string::npos ||
-          cs.status == "model_fail_to_load") {
-        func = cs.status + " (" + cs.display() + ").";
-        break;
-      }
-    if (func.empty() && !c.error_lines.empty()) func = "Error: " + quote(c.error_lines.front(), 90) + ".";
-    if (func.empty())
-      if (auto w = first_word(text, {"not implemented", "not supported", "fails", "failed", "failure", "error"});
-          !w.empty())
-        func = quote(line_with(c, w), 90) + ".";
+  if (!hang.empty()) return "Hang: " + quote(line_with(c, hang), 90) + ".";
+  if (!crash.empty()) return "Crash: " + quote(line_with(c, crash), 90) + ".";
+  for (const auto& cs : c.scan.cases)
+    if (cs.status.find("fail_to_run") != std::string::npos || cs.status.find("run_fail") != std::string::npos ||
+        cs.status == "model_fail_to_load")
+      return cs.status + " (" + cs.display() + ").";
+  if (!c.error_lines.empty()) return "Error: " + quote(c.error_lines.front(), 90) + ".";
+  if (auto w = first_word(text, {"not implemented", "not supported", "fails", "failed", "failure", "error"});
+      !w.empty())
+    return quote(line_with(c, w), 90) + ".";
+  return {};
+}
+
+// Regression only with a before/after pair, or data of case 1 below 0.95 of the baseline. Sets c.regression_pair.
+std::optional<Decision> regression_decision(Context& c, const CaseEvidence* ev1) {
+  c.regression_pair = regression_pair(c);
+  if (!c.regression_pair.empty()) return Decision{"regression", "Before/after pair " + quote(c.regression_pair, 90) + "."};
+  if (ev1 && ((ev1->inductor_ratio && *ev1->inductor_ratio < 0.95) || (ev1->eager_ratio && *ev1->eager_ratio < 0.95)))
+    return Decision{"regression", "Data against the baseline: " + evidence_text(*ev1) + "."};
+  return std::nullopt;
+}
+
+// inference / training: from case 1, else the title.
+std::optional<Decision> mode_decision(const Context& c) {
+  const auto& cases = c.scan.cases;
+  if (!cases.empty() && !cases.front().mode.empty()) {
+    const std::string& mode = cases.front().mode;
+    return Decision{mode, "Case 1 (" + cases.front().display() + ") is a" + (mode == "inference" ? "n " : " ") +
+                              mode + " run."};
   }
-  if (!func.empty() && !c.perf && !c.accuracy) {
+  if (cases.empty() || !cases.front().e2e) {
+    auto m = parse_combined(lower(c.title.rest)).mode;
+    if (!m.empty()) return Decision{m, "Title says " + quote(m) + "."};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Decision> decide_symptoms(Context& c) {
+  std::vector<Decision> out;
+  const CaseEvidence* ev1 = !c.evidence.empty() && c.evidence.front() ? &*c.evidence.front() : nullptr;
+
+  if (auto perf = performance_reason(c, ev1); !perf.empty()) {
+    c.perf = true;
+    out.push_back({"performance", perf});
+  }
+  if (auto acc = accuracy_reason(c); !acc.empty()) {
+    c.accuracy = true;
+    out.push_back({"Accuracy", acc});
+  }
+  // hang / crash / error -> functionality, only when neither of the above fires
+  std::string crash;
+  if (auto func = functionality_reason(c, crash); !func.empty() && !c.perf && !c.accuracy) {
     c.functionality = true;
     out.push_back({"functionality", func});
   }
   if (c.crash && !c.hang) out.push_back({"crash", "Crash: " + quote(line_with(c, crash), 90) + "."});
-
-  // regression: only with a before/after pair
-  c.regression_pair = regression_pair(c);
-  if (!c.regression_pair.empty()) {
+  if (auto d = regression_decision(c, ev1)) {
     c.regression = true;
-    out.push_back({"regression", "Before/after pair " + quote(c.regression_pair, 90) + "."});
-  } else if (ev1 && ((ev1->inductor_ratio && *ev1->inductor_ratio < 0.95) ||
-                     (ev1->eager_ratio && *ev1->eager_ratio < 0.95))) {
-    c.regression = true;
-    out.push_back({"regression", "Data against the baseline: " + evidence_text(*ev1) + "."});
+    out.push_back(std::move(*d));
   }
-
-  // random
-  if (auto w = first_word(text, {"flaky", "flakiness", "intermittent", "intermittently", "randomly", "sometimes",
-                                 "occasionally", "non-deterministic", "nondeterministic", "not always",
-                                 "random failure", "sporadic", "sporadically"});
+  if (auto w = first_word(c.claims_lower, {"flaky", "flakiness", "intermittent", "intermittently", "randomly",
+                                           "sometimes", "occasionally", "non-deterministic", "nondeterministic",
+                                           "not always", "random failure", "sporadic", "sporadically"});
       !w.empty())
     out.push_back({"random", quote(line_with(c, w), 90) + "."});
-
-  // inference / training: from case 1, else the title
-  std::string mode;
-  std::string why;
-  if (!cases.empty() && !cases.front().mode.empty()) {
-    mode = cases.front().mode;
-    why = "Case 1 (" + cases.front().display() + ") is a" + (mode == "inference" ? "n " : " ") + mode + " run.";
-  } else if (cases.empty() || !cases.front().e2e) {
-    auto m = parse_combined(lower(c.title.rest)).mode;
-    if (!m.empty()) mode = m, why = "Title says " + quote(m) + ".";
-  }
-  if (!mode.empty()) out.push_back({mode, why});
+  if (auto d = mode_decision(c)) out.push_back(std::move(*d));
   return out;
 }
 

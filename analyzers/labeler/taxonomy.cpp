@@ -59,9 +59,7 @@ Result<Taxonomy> parse_impl(const json& j, int depth) {
   if (j.contains("base")) {
     if (!j["base"].is_string()) return bad("\"base\" must name a built-in taxonomy");
     if (depth > 4) return bad("taxonomy \"base\" chain too deep");
-    auto base = load_builtin(j["base"].get<std::string>(), depth + 1);
-    if (!base) return std::move(base).error();
-    t = std::move(base).value();
+    PT_ASSIGN(t, load_builtin(j["base"].get<std::string>(), depth + 1));
     t.legacy.clear();
     t.implies.clear();
   }
@@ -113,9 +111,7 @@ Result<Taxonomy> parse_impl(const json& j, int depth) {
   for (auto [name, dest] : {RuleField{"hw_aliases", &t.hw_aliases}, RuleField{"os_words", &t.os_words},
                             RuleField{"modules", &t.modules}, RuleField{"dependencies", &t.dependencies}}) {
     if (!j.contains(name)) continue;
-    auto rules = parse_rules(j[name], name);
-    if (!rules) return std::move(rules).error();
-    *dest = std::move(rules).value();
+    PT_ASSIGN(*dest, parse_rules(j[name], name));
   }
   if (j.contains("implies")) {
     if (!j["implies"].is_array()) return bad("\"implies\" must be an array");

@@ -106,18 +106,6 @@ bool looks_like_case_row(std::string_view line) {
 
 }  // namespace
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 std::vector<std::string> split_lines(std::string_view s) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -130,22 +118,6 @@ std::vector<std::string> split_lines(std::string_view s) {
     }
   }
   return out;
-}
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i) {
-    if (i == s.size() || s[i] == sep) {
-      out.emplace_back(s.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-bool starts_with_ci(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && lower(s.substr(0, prefix.size())) == lower(prefix);
 }
 
 bool contains_word(std::string_view hay, std::string_view needle) {
@@ -170,7 +142,7 @@ std::string strip_urls(std::string_view s) {
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     auto rest = s.substr(i);
-    if (starts_with_ci(rest, "http://") || starts_with_ci(rest, "https://") || starts_with_ci(rest, "www.")) {
+    if (istarts_with(rest, "http://") || istarts_with(rest, "https://") || istarts_with(rest, "www.")) {
       while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) && s[i] != ')' && s[i] != '>' &&
              s[i] != '"' && s[i] != '|')
         ++i;
@@ -230,15 +202,6 @@ static std::string drop_struck(std::string_view l) {
       }
       i = b + 2;
     }
-  }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
   }
   return out;
 }

@@ -1,19 +1,17 @@
 #pragma once
-// Text helpers and the pre-processing pass: line endings, environment-zone cut, `cc @` lines, pasted-Excel HTML,
-// struck (~~resolved~~) case rows.
+// Labeler text helpers (lower, trim, join, split: common/strings.hpp) and the pre-processing pass: line endings,
+// environment-zone cut, `cc @` lines, pasted-Excel HTML, struck (~~resolved~~) case rows.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analyzers/labeler/budget.hpp"
+#include "common/strings.hpp"
 
 namespace perftriage::analyzers::labeler {
 
-std::string lower(std::string_view s);
-std::string_view trim(std::string_view s);
+// Lines without their "\n" or "\r\n".
 std::vector<std::string> split_lines(std::string_view s);
-std::vector<std::string> split(std::string_view s, char sep);
-bool starts_with_ci(std::string_view s, std::string_view prefix);
 // `needle` (lower-case) in `hay_lower` with no letter/digit right before or after it.
 bool contains_word(std::string_view hay_lower, std::string_view needle);
 // A taxonomy pattern: plain substring, or "=word" for a whole-word match. `hay_lower` must be lower-case.
@@ -23,7 +21,6 @@ std::string strip_urls(std::string_view s);
 // First number in s ("0.662", "12.5%", "1.2x"); nullopt when none.
 bool parse_number(std::string_view s, double& out);
 std::string format_number(double v, int digits = 3);
-std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // Erases every `needle` as `for (pos; (pos = s.find(needle)) != npos;) s.erase(pos, n)` would (occurrences the
 // erasing forms are erased too), in one linear pass.
 std::string erase_all(std::string_view s, std::string_view needle);

@@ -47,88 +47,107 @@ std::int64_t count_sandwiches(const TraceModel& model, const Census& census) {
   return n;
 }
 
-}  // namespace
-
-nlohmann::json attention_finding(const TraceModel& model, const Census& census) {
+// The attention ops the host recorded, by kind.
+struct AttentionOps {
   std::int64_t sdpa = 0;
-  std::int64_t fused_ops = 0;
-  std::int64_t math_ops = 0;
-  std::int64_t safe_softmax_ops = 0;
-  std::int64_t softmax_ops = 0;
+  std::int64_t fused = 0;
+  std::int64_t math = 0;
+  std::int64_t safe_softmax = 0;
+  std::int64_t softmax = 0;
+};
+
+AttentionOps count_attention_ops(const TraceModel& model) {
+  AttentionOps ops;
   for (const auto& [name, n] : model.attention_ops) {
     switch (classify_attention_op(name)) {
-      case AttentionOp::sdpa: sdpa += n; break;
-      case AttentionOp::fused: fused_ops += n; break;
-      case AttentionOp::math: math_ops += n; break;
-      case AttentionOp::safe_softmax: safe_softmax_ops += n; break;
-      case AttentionOp::softmax: softmax_ops += n; break;
+      case AttentionOp::sdpa: ops.sdpa += n; break;
+      case AttentionOp::fused: ops.fused += n; break;
+      case AttentionOp::math: ops.math += n; break;
+      case AttentionOp::safe_softmax: ops.safe_softmax += n; break;
+      case AttentionOp::softmax: ops.softmax += n; break;
       case AttentionOp::none: break;
     }
   }
+  return ops;
+}
+
+struct Verdict {
+  std::string verdict;
+  std::string why;
+  std::int64_t sandwiches = 0;  // gemm -> softmax -> gemm patterns, counted only when no SDPA op decides
+};
+
+// math_fallback / fused / unfused / none: math ops or safe-softmax kernels first, then fused kernels or ops, then an
+// SDPA op over plain softmax kernels, then hand-written gemm -> softmax -> gemm attention.
+Verdict attention_verdict(const TraceModel& model, const Census& census, const AttentionOps& ops) {
   const std::int64_t gemm = census.class_count[static_cast<std::size_t>(KernelClass::gemm)];
   const std::int64_t fused_kernels = census.fused_attention_kernels;
   const std::int64_t triton_safe = census.triton_safe_softmax_kernels;
   const std::int64_t softmax_kernels = census.softmax_forward_kernels;
+  if (ops.math > 0 || triton_safe > 0 || ops.safe_softmax > 0) {
+    std::vector<std::string> parts;
+    if (ops.math > 0) parts.push_back(fmt::format("{} aten::_scaled_dot_product_attention_math", ops.math));
+    if (ops.safe_softmax > 0) parts.push_back(fmt::format("{} aten::_safe_softmax", ops.safe_softmax));
+    if (triton_safe > 0) parts.push_back(fmt::format("{} triton kernels fusing _safe_softmax", triton_safe));
+    std::string why = fmt::format("SDPA lowered to the math path ({})", fmt::join(parts, ", "));
+    if (fused_kernels > 0 || ops.fused > 0) {
+      why += fmt::format("; {} fused attention kernels remain elsewhere", fused_kernels);
+    }
+    return {"math_fallback", why};
+  }
+  if (fused_kernels > 0 || ops.fused > 0) {
+    std::string why = fused_kernels > 0 ? fmt::format("{} fused attention kernels", fused_kernels)
+                                        : fmt::format("{} fused SDPA ops (no fused kernel recorded)", ops.fused);
+    if (census.reference_sdpa_kernels > 0) {
+      why += fmt::format(" ({} are the slow oneDNN reference ref_sdpa)", census.reference_sdpa_kernels);
+    }
+    return {"fused", why};
+  }
+  if (ops.sdpa > 0 && softmax_kernels > 0) {
+    return {"math_fallback",
+            fmt::format("{} aten::scaled_dot_product_attention without a fused backend op or kernel; softmax + gemm "
+                        "kernels instead",
+                        ops.sdpa)};
+  }
+  const std::int64_t sandwiches = softmax_kernels > 0 && gemm > 0 ? count_sandwiches(model, census) : 0;
+  if (sandwiches > 0) {
+    return {"unfused",
+            fmt::format("no SDPA op; {} softmax kernels between gemm kernels (hand-written attention)", sandwiches),
+            sandwiches};
+  }
+  return {"none",
+          softmax_kernels > 0 ? "softmax kernels but no gemm -> softmax -> gemm pattern and no SDPA op"
+                              : "no attention ops or kernels"};
+}
 
+}  // namespace
+
+nlohmann::json attention_finding(const TraceModel& model, const Census& census) {
+  const AttentionOps ops = count_attention_ops(model);
   nlohmann::json groups = nlohmann::json::object();
   for (const auto& [label, g] : census.groups) {
     groups[label] = {{"class", to_string(g.cls)}, {"count", g.count}, {"time_us", g.time_us}};
   }
   const std::string kernels_line = evidence_line(groups, true);
+  const Verdict v = attention_verdict(model, census, ops);
 
-  std::string verdict;
-  std::string why;
-  std::int64_t sandwiches = 0;
-  if (math_ops > 0 || triton_safe > 0 || safe_softmax_ops > 0) {
-    verdict = "math_fallback";
-    std::vector<std::string> parts;
-    if (math_ops > 0) parts.push_back(fmt::format("{} aten::_scaled_dot_product_attention_math", math_ops));
-    if (safe_softmax_ops > 0) parts.push_back(fmt::format("{} aten::_safe_softmax", safe_softmax_ops));
-    if (triton_safe > 0) parts.push_back(fmt::format("{} triton kernels fusing _safe_softmax", triton_safe));
-    why = fmt::format("SDPA lowered to the math path ({})", fmt::join(parts, ", "));
-    if (fused_kernels > 0 || fused_ops > 0) {
-      why += fmt::format("; {} fused attention kernels remain elsewhere", fused_kernels);
-    }
-  } else if (fused_kernels > 0 || fused_ops > 0) {
-    verdict = "fused";
-    why = fused_kernels > 0 ? fmt::format("{} fused attention kernels", fused_kernels)
-                            : fmt::format("{} fused SDPA ops (no fused kernel recorded)", fused_ops);
-    if (census.reference_sdpa_kernels > 0) {
-      why += fmt::format(" ({} are the slow oneDNN reference ref_sdpa)", census.reference_sdpa_kernels);
-    }
-  } else if (sdpa > 0 && softmax_kernels > 0) {
-    verdict = "math_fallback";
-    why = fmt::format("{} aten::scaled_dot_product_attention without a fused backend op or kernel; softmax + gemm "
-                      "kernels instead",
-                      sdpa);
-  } else {
-    sandwiches = softmax_kernels > 0 && gemm > 0 ? count_sandwiches(model, census) : 0;
-    if (sandwiches > 0) {
-      verdict = "unfused";
-      why = fmt::format("no SDPA op; {} softmax kernels between gemm kernels (hand-written attention)", sandwiches);
-    } else {
-      verdict = "none";
-      why = softmax_kernels > 0 ? "softmax kernels but no gemm -> softmax -> gemm pattern and no SDPA op"
-                                : "no attention ops or kernels";
-    }
-  }
   nlohmann::json f;
   f["classifier"] = "attention";
-  f["verdict"] = verdict;
-  f["evidence"] = fmt::format("{}: {}", why, kernels_line);
+  f["verdict"] = v.verdict;
+  f["evidence"] = fmt::format("{}: {}", v.why, kernels_line);
   f["kernels"] = kernels_line;
-  f["ops"] = {{"scaled_dot_product_attention", sdpa},
-              {"fused_backend", fused_ops},
-              {"math", math_ops},
-              {"safe_softmax", safe_softmax_ops},
-              {"softmax", softmax_ops}};
-  f["counts"] = {{"gemm", gemm},
-                 {"fused_attention_kernels", fused_kernels},
+  f["ops"] = {{"scaled_dot_product_attention", ops.sdpa},
+              {"fused_backend", ops.fused},
+              {"math", ops.math},
+              {"safe_softmax", ops.safe_softmax},
+              {"softmax", ops.softmax}};
+  f["counts"] = {{"gemm", census.class_count[static_cast<std::size_t>(KernelClass::gemm)]},
+                 {"fused_attention_kernels", census.fused_attention_kernels},
                  {"reference_sdpa_kernels", census.reference_sdpa_kernels},
-                 {"triton_safe_softmax_kernels", triton_safe},
-                 {"softmax_kernels", softmax_kernels},
+                 {"triton_safe_softmax_kernels", census.triton_safe_softmax_kernels},
+                 {"softmax_kernels", census.softmax_forward_kernels},
                  {"log_softmax_kernels", census.log_softmax_kernels},
-                 {"gemm_softmax_gemm", sandwiches}};
+                 {"gemm_softmax_gemm", v.sandwiches}};
   return f;
 }
 

@@ -64,29 +64,28 @@ nlohmann::json summary(const nlohmann::json& findings, bool from_trace) {
 
 Result<nlohmann::json> classify_trace(PaddedBuffer& buf, std::string_view file_name, bool compressed,
                                       const ClassifyOptions& options) {
-  auto model = scan_trace(buf, file_name, options);
-  if (!model) return std::move(model).error();
-  const Census census = build_census(*model);
-  const HostStats hs = host_stats(*model);
+  PT_ASSIGN(const TraceModel model, scan_trace(buf, file_name, options));
+  const Census census = build_census(model);
+  const HostStats hs = host_stats(model);
   nlohmann::json out;
   out["file"] = std::string(file_name);
-  out["kind"] = model->kind;
+  out["kind"] = model.kind;
   out["bytes"] = buf.size();
   out["compressed"] = compressed;
-  nlohmann::json c = census_json(census, *model);
+  nlohmann::json c = census_json(census, model);
   c["busy_fraction"] = hs.busy_fraction;
   c["kernel_busy_fraction"] = hs.kernel_busy_fraction;
-  if (auto regions = region_census(census, *model); !regions.empty()) c["regions"] = std::move(regions);
+  if (auto regions = region_census(census, model); !regions.empty()) c["regions"] = std::move(regions);
   out["census"] = std::move(c);
   nlohmann::json findings = nlohmann::json::array();
-  findings.push_back(attention_finding(*model, census));
-  findings.push_back(host_bound_finding(hs, *model, options));
+  findings.push_back(attention_finding(model, census));
+  findings.push_back(host_bound_finding(hs, model, options));
   findings.push_back({{"classifier", "graph_breaks"},
                       {"verdict", "unknown"},
                       {"evidence", fmt::format("a kernel trace does not record graph breaks; {} compiled-graph calls "
                                                "and {} compiled regions seen; attach the TORCH_LOGS or TORCH_TRACE log",
-                                               model->counters.compiled_graph_calls, model->counters.compiled_regions)},
-                      {"compiled_graph_calls", model->counters.compiled_graph_calls}});
+                                               model.counters.compiled_graph_calls, model.counters.compiled_regions)},
+                      {"compiled_graph_calls", model.counters.compiled_graph_calls}});
   out["summary"] = summary(findings, true);
   out["findings"] = std::move(findings);
   out["thresholds"] = options.to_json();
@@ -130,9 +129,7 @@ Result<nlohmann::json> classify_buffer(PaddedBuffer& buf, std::string_view file_
     return make_error(ErrorKind::unprocessable, "empty", "the file is empty", std::string(file_name));
   }
   if (is_gzip(buf.view())) {
-    auto r = gunzip(buf.view(), file_name, options);
-    if (!r) return std::move(r).error();
-    inflated = std::move(r).value();
+    PT_ASSIGN(inflated, gunzip(buf.view(), file_name, options));
     buf = PaddedBuffer{};  // release the compressed bytes before parsing
     data = &inflated;
     compressed = true;

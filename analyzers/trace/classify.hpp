@@ -1,5 +1,5 @@
 #pragma once
-// Kernel-trace and compile-log classifiers: bytes in, findings out (issue 4).
+// Kernel-trace and compile-log classifiers: bytes in, findings out.
 // Pure code: no I/O except classify_file reading its one file; errors are values, nothing throws.
 #include <cstdint>
 #include <string>

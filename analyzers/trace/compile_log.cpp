@@ -40,7 +40,7 @@ std::string normalise_reason(std::string_view reason) {
   s.erase(0, b);
   if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
   // "- 0/1: tensor 'x' size mismatch at index 0. expected 3, actual 4" -> "tensor 'x' size mismatch at index 0. expected N, actual N"
-  // RE2: linear time, no recursion on the input (std::regex overflowed the stack on long lines, issue 10).
+  // RE2: linear time, no recursion on the input (std::regex overflowed the stack on long lines).
   // Byte semantics (Latin-1) as std::regex on std::string; [[:space:]] is std::regex's \s (RE2's lacks \v).
   static const auto kOptions = [] {
     RE2::Options o;

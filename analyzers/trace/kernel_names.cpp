@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 
+#include "common/strings.hpp"
+
 namespace perftriage::analyzers::trace {
 
 std::string_view to_string(KernelClass c) {
@@ -23,19 +25,12 @@ std::string_view to_string(KernelClass c) {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s.substr(0, 4096));
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 bool has(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
-bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // "void at::native::(anonymous namespace)::foo_kernel<128, 4, ...>(args)" -> "foo_kernel".
 std::string strip_cxx(std::string_view name) {
   std::string_view s = name;
-  if (starts(s, "void ")) s.remove_prefix(5);
+  if (s.starts_with("void ")) s.remove_prefix(5);
   // cut at the first '<' or '(' at depth 0
   std::size_t end = s.size();
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -60,11 +55,6 @@ std::string strip_cxx(std::string_view name) {
 std::string_view template_arg(std::string_view name, int index) {
   const auto open = name.find('<');
   if (open == std::string_view::npos) return {};
-  auto trim = [](std::string_view a) {
-    while (!a.empty() && a.front() == ' ') a.remove_prefix(1);
-    while (!a.empty() && a.back() == ' ') a.remove_suffix(1);
-    return a;
-  };
   int depth = 0;
   int arg = 0;
   std::size_t start = open + 1;
@@ -73,10 +63,10 @@ std::string_view template_arg(std::string_view name, int index) {
     if (c == '<' || c == '(') {
       ++depth;
     } else if (c == '>' || c == ')') {
-      if (depth == 0) return arg == index ? trim(name.substr(start, i - start)) : std::string_view{};
+      if (depth == 0) return arg == index ? trim(name.substr(start, i - start), " ") : std::string_view{};
       --depth;
     } else if (c == ',' && depth == 0) {
-      if (arg == index) return trim(name.substr(start, i - start));
+      if (arg == index) return trim(name.substr(start, i - start), " ");
       ++arg;
       start = i + 1;
     }
@@ -91,7 +81,7 @@ KernelInfo triton_info(std::string_view name) {
   const auto us = rest.find('_');
   k.triton_kind = std::string(rest.substr(0, us));
   std::string_view label = us == std::string_view::npos ? std::string_view{} : rest.substr(us + 1);
-  if (starts(label, "fused_")) label.remove_prefix(6);
+  if (label.starts_with("fused_")) label.remove_prefix(6);
   // trailing "_<n>" kernel index
   if (auto last = label.rfind('_'); last != std::string_view::npos && last + 1 < label.size() &&
                                     std::all_of(label.begin() + static_cast<std::ptrdiff_t>(last) + 1, label.end(),
@@ -125,11 +115,12 @@ KernelInfo memset_info(std::string_view name) {
 }
 
 KernelInfo classify_kernel_name(std::string_view name) {
-  if (starts(name, "triton_")) return triton_info(name);
+  if (name.starts_with("triton_")) return triton_info(name);
   KernelInfo k;
   k.short_name = strip_cxx(name);
-  const std::string l = lower(name);
-  const std::string ls = lower(k.short_name);
+  // Only the first 4 KiB are lowered: a name that long is a template dump, and its head decides.
+  const std::string l = lower(name.substr(0, 4096));
+  const std::string ls = lower(std::string_view(k.short_name).substr(0, 4096));
 
   // fused attention families (checked before gemm: cutlass fmha names contain "gemm"-like parts)
   struct Family {
@@ -159,22 +150,22 @@ KernelInfo classify_kernel_name(std::string_view name) {
       return k;
     }
   }
-  if (starts(l, "nccl") || has(l, "ncclkernel") || has(l, "nccldevkernel") || starts(l, "rccl") ||
+  if (l.starts_with("nccl") || has(l, "ncclkernel") || has(l, "nccldevkernel") || l.starts_with("rccl") ||
       has(l, "allreduce") || has(l, "all_reduce") || has(l, "allgather") || has(l, "all_gather") ||
       has(l, "reducescatter") || has(l, "reduce_scatter") || has(l, "alltoall") || has(l, "oneccl") ||
-      starts(l, "ccl_")) {
+      l.starts_with("ccl_")) {
     k.cls = KernelClass::collective;
     k.group = "collective";
     return k;
   }
-  if (starts(l, "memcpy") || has(l, "copybuffer") || has(l, "__amd_rocclr_copy")) return memcpy_info(name);
-  if (starts(l, "memset") || has(l, "fillbuffer") || has(l, "__amd_rocclr_fill")) return memset_info(name);
+  if (l.starts_with("memcpy") || has(l, "copybuffer") || has(l, "__amd_rocclr_copy")) return memcpy_info(name);
+  if (l.starts_with("memset") || has(l, "fillbuffer") || has(l, "__amd_rocclr_fill")) return memset_info(name);
   if (has(ls, "softmax")) {
     k.cls = KernelClass::softmax;
     k.softmax_backward = has(ls, "backward") || has(ls, "bwd") || has(ls, "_bw");
     // cunn_SoftMaxForward<..., LogSoftMaxForwardEpilogue>; softmax_warp_forward<in, out, acc, log2, is_log_softmax, ...>
     k.log_softmax = has(l, "logsoftmax") || has(l, "log_softmax");
-    if (!k.log_softmax && (starts(ls, "softmax_warp_forward") || starts(ls, "softmax_warp_backward"))) {
+    if (!k.log_softmax && (ls.starts_with("softmax_warp_forward") || ls.starts_with("softmax_warp_backward"))) {
       const std::string_view name_tail = name.substr(name.find(k.short_name));
       k.log_softmax = template_arg(name_tail, 4) == "true";
     }
@@ -188,9 +179,9 @@ KernelInfo classify_kernel_name(std::string_view name) {
     k.group = "conv";
     return k;
   }
-  if (has(l, "gemm") || starts(l, "nvjet") || starts(ls, "cijk_") || has(l, "gemv") || has(l, "splitkreduce") ||
-      has(ls, "matmul") || starts(ls, "ampere_") || starts(ls, "sm90_xmma") || starts(ls, "sm80_xmma") ||
-      has(l, "cublaslt") || starts(ls, "volta_") || starts(ls, "turing_")) {
+  if (has(l, "gemm") || l.starts_with("nvjet") || ls.starts_with("cijk_") || has(l, "gemv") || has(l, "splitkreduce") ||
+      has(ls, "matmul") || ls.starts_with("ampere_") || ls.starts_with("sm90_xmma") || ls.starts_with("sm80_xmma") ||
+      has(l, "cublaslt") || ls.starts_with("volta_") || ls.starts_with("turing_")) {
     k.cls = KernelClass::gemm;
     k.group = "gemm";
     return k;

@@ -6,18 +6,11 @@
 #include <tuple>
 
 #include "analyzers/trace/compile_log.hpp"
+#include "common/strings.hpp"
 
 namespace perftriage::analyzers::trace {
 
 namespace {
-
-bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // "[0/0] ", "[0/0_1] ", "[1/2] " -> frame, compile id; strips it from `body`.
 std::optional<std::pair<std::int64_t, std::int64_t>> take_compile_id(std::string_view& body) {
@@ -40,8 +33,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> take_compile_id(std::string
 
 // `File "x.py", line 16, in f` -> "x.py:16"
 std::string traceback_location(std::string_view line) {
-  line = trim(line);
-  if (!starts(line, "File \"")) return {};
+  line = trim(line, " \t");
+  if (!line.starts_with("File \"")) return {};
   const auto q = line.find('"', 6);
   if (q == std::string_view::npos) return {};
   const auto ln = line.find(", line ", q);
@@ -51,122 +44,149 @@ std::string traceback_location(std::string_view line) {
   return std::string(line.substr(6, q - 6)) + ":" + std::string(line.substr(ln + 7, e - ln - 7));
 }
 
-}  // namespace
+// Drops an artifact tag ("[__graph_breaks] ", "[__recompiles] ") from the front of `body`.
+void strip_artifact_tag(std::string_view& body) {
+  if (!body.starts_with("[__")) return;
+  const auto close = body.find("] ");
+  body = close != std::string_view::npos ? body.substr(close + 2) : std::string_view{};
+}
 
-void parse_torch_logs(std::string_view text, CompileLog& log) {
+using CompileId = std::pair<std::int64_t, std::int64_t>;
+
+// Reads the log line by line into a CompileLog. A graph break is counted once per (compile id, location, reason);
+// its reason and location may come on the lines after the one that opens it.
+class TorchLogsReader {
+ public:
+  explicit TorchLogsReader(CompileLog& log) : log_(log) {}
+
+  void line(std::string_view raw) {
+    std::string_view body = strip_glog(raw);
+    const bool glog = body.size() != raw.size();
+    std::optional<CompileId> id;
+    if (glog) id = take_compile_id(body);
+    if (id) {
+      log_.frames.insert(id->first);
+      log_.has_dynamo = true;
+      if (id->second > 0) recompile_ids_.insert(*id);
+    }
+    strip_artifact_tag(body);
+    const std::string_view t = trim(body, " \t");
+    if (graph_break(t, id.value_or(CompileId{-1, -1}))) return;
+    if (pending_.open && pending_.want_location) {
+      std::string loc = traceback_location(t);
+      if (!loc.empty()) pending_.location = loc;  // keep the innermost (last) frame
+      if (t.empty() || (!t.starts_with("File \"") && !glog)) {
+        pending_.want_location = false;
+      }
+    }
+    if (t.find("Graph break from `Tensor.item()`") != std::string_view::npos) {
+      ++log_.item_warnings;
+      return;
+    }
+    recompile(t);
+  }
+
+  void finish() {
+    close_graph_break();
+    log_.recompiles = std::max<std::int64_t>(recompiling_lines_, static_cast<std::int64_t>(recompile_ids_.size()));
+    if (log_.graph_breaks == 0 && log_.item_warnings > 0) {
+      log_.graph_breaks = log_.item_warnings;
+      add_reason(log_, "Tensor.item() (capture_scalar_outputs=False)", "", log_.item_warnings);
+    }
+  }
+
+ private:
   struct Pending {
     bool open = false;
     std::string location;
     std::string reason;
-    std::pair<std::int64_t, std::int64_t> id{-1, -1};
+    CompileId id{-1, -1};
     bool want_location = false;  // old format: location on the traceback line that follows
-  } pending;
-  std::set<std::tuple<std::int64_t, std::int64_t, std::string, std::string>> seen;
-  std::set<std::pair<std::int64_t, std::int64_t>> recompile_ids;
-  std::int64_t recompiling_lines = 0;
-  bool in_guard_failures = false;
-  std::set<std::string> guard_reasons_this_recompile;
-
-  auto finish = [&] {
-    if (!pending.open) return;
-    const auto key = std::make_tuple(pending.id.first, pending.id.second, pending.location, pending.reason);
-    if (seen.insert(key).second) {
-      ++log.graph_breaks;
-      add_reason(log, pending.reason.empty() ? "unknown reason" : pending.reason, pending.location);
-    }
-    pending = Pending{};
   };
 
-  for_each_line(text, [&](std::string_view raw) {
-    std::string_view body = strip_glog(raw);
-    const bool glog = body.size() != raw.size();
-    std::optional<std::pair<std::int64_t, std::int64_t>> id;
-    if (glog) id = take_compile_id(body);
-    if (id) {
-      log.frames.insert(id->first);
-      log.has_dynamo = true;
-      if (id->second > 0) recompile_ids.insert(*id);
+  void close_graph_break() {
+    if (!pending_.open) return;
+    const auto key = std::make_tuple(pending_.id.first, pending_.id.second, pending_.location, pending_.reason);
+    if (seen_.insert(key).second) {
+      ++log_.graph_breaks;
+      add_reason(log_, pending_.reason.empty() ? "unknown reason" : pending_.reason, pending_.location);
     }
-    // artifact tag: [__graph_breaks], [__recompiles], ...
-    std::string_view tag;
-    if (starts(body, "[__")) {
-      const auto close = body.find("] ");
-      if (close != std::string_view::npos) {
-        tag = body.substr(3, close - 3);
-      } else if (body.back() == ']') {
-        tag = body.substr(3, body.size() - 4);
-      }
-      body = close != std::string_view::npos ? body.substr(close + 2) : std::string_view{};
-    }
-    const std::string_view t = trim(body);
+    pending_ = Pending{};
+  }
 
-    if (starts(t, "Graph break in user code at ") || starts(t, "Graph break (details suppressed) in user code at ")) {
-      finish();
-      pending.open = true;
-      pending.location = std::string(t.substr(t.find(" at ") + 4));
-      pending.id = id.value_or(std::make_pair<std::int64_t, std::int64_t>(-1, -1));
-      return;
+  // A line that opens a graph break or gives its reason; false for any other line.
+  bool graph_break(std::string_view t, CompileId id) {
+    if (t.starts_with("Graph break in user code at ") ||
+        t.starts_with("Graph break (details suppressed) in user code at ")) {
+      close_graph_break();
+      pending_.open = true;
+      pending_.location = std::string(t.substr(t.find(" at ") + 4));
+      pending_.id = id;
+      return true;
     }
-    if (starts(t, "Graph Break Reason: ")) {
-      if (!pending.open) {
-        pending.open = true;
-        pending.id = id.value_or(std::make_pair<std::int64_t, std::int64_t>(-1, -1));
+    if (t.starts_with("Graph Break Reason: ")) {
+      if (!pending_.open) {
+        pending_.open = true;
+        pending_.id = id;
       }
-      if (pending.reason.empty()) pending.reason = std::string(t.substr(20));
-      return;
+      if (pending_.reason.empty()) pending_.reason = std::string(t.substr(20));
+      return true;
     }
-    if (starts(t, "Graph break: ") && t.find(" from user code") != std::string_view::npos) {
+    if (t.starts_with("Graph break: ") && t.find(" from user code") != std::string_view::npos) {
       // torch 2.0-2.3: "Graph break: <reason> from user code at:" + traceback
-      finish();
-      pending.open = true;
-      pending.reason = std::string(t.substr(13, t.find(" from user code") - 13));
-      pending.id = id.value_or(std::make_pair<std::int64_t, std::int64_t>(-1, -1));
-      pending.want_location = true;
+      close_graph_break();
+      pending_.open = true;
+      pending_.reason = std::string(t.substr(13, t.find(" from user code") - 13));
+      pending_.id = id;
+      pending_.want_location = true;
+      return true;
+    }
+    return false;
+  }
+
+  // "Recompiling function", the guard failures listed after it, a recompile limit hit.
+  void recompile(std::string_view t) {
+    if (t.starts_with("Recompiling function ")) {
+      close_graph_break();
+      ++recompiling_lines_;
+      in_guard_failures_ = false;
+      guard_reasons_this_recompile_.clear();
       return;
     }
-    if (pending.open && pending.want_location) {
-      std::string loc = traceback_location(t);
-      if (!loc.empty()) pending.location = loc;  // keep the innermost (last) frame
-      if (t.empty() || (!starts(t, "File \"") && !glog)) {
-        pending.want_location = false;
-      }
-    }
-    if (t.find("Graph break from `Tensor.item()`") != std::string_view::npos) {
-      ++log.item_warnings;
+    if (t.starts_with("triggered by the following guard failure")) {
+      in_guard_failures_ = true;
       return;
     }
-    if (starts(t, "Recompiling function ")) {
-      finish();
-      ++recompiling_lines;
-      in_guard_failures = false;
-      guard_reasons_this_recompile.clear();
-      return;
-    }
-    if (starts(t, "triggered by the following guard failure")) {
-      in_guard_failures = true;
-      return;
-    }
-    if (in_guard_failures) {
-      if (starts(t, "- ")) {
+    if (in_guard_failures_) {
+      if (t.starts_with("- ")) {
         std::string r = normalise_reason(t.substr(2));
-        if (guard_reasons_this_recompile.insert(r).second) ++log.recompile_reasons[r];
+        if (guard_reasons_this_recompile_.insert(r).second) ++log_.recompile_reasons[r];
         return;
       }
-      in_guard_failures = false;
+      in_guard_failures_ = false;
     }
     if (t.find("recompile_limit") != std::string_view::npos || t.find("cache_size_limit") != std::string_view::npos) {
       if (t.find("hit config.") != std::string_view::npos || t.find("reached") != std::string_view::npos) {
-        log.recompile_limit_hit = true;
+        log_.recompile_limit_hit = true;
       }
     }
-    (void)tag;
-  });
-  finish();
-  log.recompiles = std::max<std::int64_t>(recompiling_lines, static_cast<std::int64_t>(recompile_ids.size()));
-  if (log.graph_breaks == 0 && log.item_warnings > 0) {
-    log.graph_breaks = log.item_warnings;
-    add_reason(log, "Tensor.item() (capture_scalar_outputs=False)", "", log.item_warnings);
   }
+
+  CompileLog& log_;
+  Pending pending_;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::string, std::string>> seen_;
+  std::set<CompileId> recompile_ids_;
+  std::int64_t recompiling_lines_ = 0;
+  bool in_guard_failures_ = false;
+  std::set<std::string> guard_reasons_this_recompile_;
+};
+
+}  // namespace
+
+void parse_torch_logs(std::string_view text, CompileLog& log) {
+  TorchLogsReader reader(log);
+  for_each_line(text, [&](std::string_view line) { reader.line(line); });
+  reader.finish();
 }
 
 void parse_explain(std::string_view text, CompileLog& log) {
@@ -181,13 +201,13 @@ void parse_explain(std::string_view text, CompileLog& log) {
   };
   auto number = [](std::string_view s) {
     std::int64_t v = -1;
-    s = trim(s);
+    s = trim(s, " \t");
     (void)std::from_chars(s.data(), s.data() + s.size(), v);
     return v;
   };
   for_each_line(text, [&](std::string_view raw) {
-    const std::string_view t = trim(strip_glog(raw));
-    if (starts(t, "Graph Count: ")) {
+    const std::string_view t = trim(strip_glog(raw), " \t");
+    if (t.starts_with("Graph Count: ")) {
       flush_reason();
       log.explains.push_back({number(t.substr(13)), -1, -1});
       in_block = true;
@@ -195,18 +215,18 @@ void parse_explain(std::string_view text, CompileLog& log) {
       return;
     }
     if (!in_block) return;
-    if (starts(t, "Graph Break Count: ")) {
+    if (t.starts_with("Graph Break Count: ")) {
       log.explains.back().graph_break_count = number(t.substr(19));
       log.explain_graph_breaks += std::max<std::int64_t>(0, log.explains.back().graph_break_count);
-    } else if (starts(t, "Op Count: ")) {
+    } else if (t.starts_with("Op Count: ")) {
       log.explains.back().op_count = number(t.substr(10));
     } else if (t == "Break Reasons:") {
       in_reasons = true;
-    } else if (in_reasons && starts(t, "Break Reason ")) {
+    } else if (in_reasons && t.starts_with("Break Reason ")) {
       flush_reason();
-    } else if (in_reasons && starts(t, "Reason: ")) {
+    } else if (in_reasons && t.starts_with("Reason: ")) {
       reason = std::string(t.substr(8));
-    } else if (in_reasons && starts(t, "<FrameSummary file ")) {
+    } else if (in_reasons && t.starts_with("<FrameSummary file ")) {
       // <FrameSummary file /root/graph_break.py, line 16 in f>  (innermost frame is the last one)
       const auto comma = t.find(", line ");
       if (comma != std::string_view::npos) {
@@ -214,10 +234,10 @@ void parse_explain(std::string_view text, CompileLog& log) {
         while (e < t.size() && t[e] >= '0' && t[e] <= '9') ++e;
         location = std::string(t.substr(19, comma - 19)) + ":" + std::string(t.substr(comma + 7, e - comma - 7));
       }
-    } else if (starts(t, "Ops per Graph:") || starts(t, "Out Guards:") || starts(t, "Compile Times:")) {
+    } else if (t.starts_with("Ops per Graph:") || t.starts_with("Out Guards:") || t.starts_with("Compile Times:")) {
       flush_reason();
       in_reasons = false;
-      in_block = starts(t, "Ops per Graph:") || starts(t, "Out Guards:");
+      in_block = t.starts_with("Ops per Graph:") || t.starts_with("Out Guards:");
     }
   });
   flush_reason();

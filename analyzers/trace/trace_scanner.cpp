@@ -116,6 +116,60 @@ simdjson::error_code read_args(od::value v, Event& ev) {
   return simdjson::SUCCESS;
 }
 
+// The fields of one event the census reads: ph, cat, name, ts, dur, and the args (correlation) of device and runtime
+// events; the other fields are skipped unparsed. Keys are told apart by their first byte before the full compare.
+simdjson::error_code read_event(od::object& obj, Event& ev) {
+  for (auto field : obj) {
+    od::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    const char k0 = *key.raw();
+    if (k0 == 'p') {
+      if (key.unsafe_is_equal("ph")) {
+        std::string_view v;
+        if (auto e = field.value().get_string().get(v)) return e;
+        ev.ph = v.empty() ? '?' : v[0];
+      }
+    } else if (k0 == 'c') {
+      if (key.unsafe_is_equal("cat")) {
+        if (auto e = field.value().get_string().get(ev.cat)) return e;
+      }
+    } else if (k0 == 'n') {
+      if (key.unsafe_is_equal("name")) {
+        od::value v;
+        if (auto e = field.value().get(v)) return e;
+        od::json_type t{};
+        if (auto e = v.type().get(t)) return e;
+        if (t == od::json_type::string) {
+          if (auto e = v.get_string().get(ev.name)) return e;
+        }
+      }
+    } else if (k0 == 't') {
+      if (key.unsafe_is_equal("ts")) {
+        od::value v;
+        if (auto e = field.value().get(v)) return e;
+        if (auto e = read_number(v, ev.ts)) return e;
+        ev.has_ts = true;
+      }
+    } else if (k0 == 'd') {
+      if (key.unsafe_is_equal("dur")) {
+        od::value v;
+        if (auto e = field.value().get(v)) return e;
+        if (auto e = read_number(v, ev.dur)) return e;
+      }
+    } else if (k0 == 'a') {
+      if (key.unsafe_is_equal("args")) {
+        const Cat c = category(ev.cat).cat;
+        if (ev.cat.empty() || c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime) {
+          od::value v;
+          if (auto e = field.value().get(v)) return e;
+          if (auto e = read_args(v, ev)) return e;
+        }
+      }
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
 class Scanner {
  public:
   Scanner(PaddedBuffer& buf, std::string_view file, const ClassifyOptions& options)
@@ -299,52 +353,7 @@ simdjson::error_code Scanner::parse_chunk(std::size_t pos, std::size_t cut, bool
         return;
       }
       Event ev;
-      for (auto field : obj) {
-        od::raw_json_string key;
-        if ((err = field.key().get(key))) return;
-        const char k0 = *key.raw();
-        if (k0 == 'p') {
-          if (key.unsafe_is_equal("ph")) {
-            std::string_view v;
-            if ((err = field.value().get_string().get(v))) return;
-            ev.ph = v.empty() ? '?' : v[0];
-          }
-        } else if (k0 == 'c') {
-          if (key.unsafe_is_equal("cat")) {
-            if ((err = field.value().get_string().get(ev.cat))) return;
-          }
-        } else if (k0 == 'n') {
-          if (key.unsafe_is_equal("name")) {
-            od::value v;
-            if ((err = field.value().get(v))) return;
-            od::json_type t{};
-            if ((err = v.type().get(t))) return;
-            if (t == od::json_type::string && (err = v.get_string().get(ev.name))) return;
-          }
-        } else if (k0 == 't') {
-          if (key.unsafe_is_equal("ts")) {
-            od::value v;
-            if ((err = field.value().get(v))) return;
-            if ((err = read_number(v, ev.ts))) return;
-            ev.has_ts = true;
-          }
-        } else if (k0 == 'd') {
-          if (key.unsafe_is_equal("dur")) {
-            od::value v;
-            if ((err = field.value().get(v))) return;
-            if ((err = read_number(v, ev.dur))) return;
-          }
-        } else if (k0 == 'a') {
-          if (key.unsafe_is_equal("args")) {
-            const Cat c = category(ev.cat).cat;
-            if (ev.cat.empty() || c == Cat::kernel || c == Cat::memcpy || c == Cat::memset || c == Cat::runtime) {
-              od::value v;
-              if ((err = field.value().get(v))) return;
-              if ((err = read_args(v, ev))) return;
-            }
-          }
-        }
-      }
+      if ((err = read_event(obj, ev))) return;
       take(ev);
     }
     const char* loc = nullptr;
@@ -439,9 +448,8 @@ Result<TraceModel> Scanner::run() {
       return refuse("not_trace_events", "a JSON array whose elements are not event objects (a memory timeline or "
                                         "another JSON dump, not a profiler trace)");
     }
-    auto end = scan_events(p + 1);
-    if (!end) return std::move(end).error();
-    if (skip_ws(*end) != size_) return refuse("invalid_json", "content after the event array");
+    PT_ASSIGN(const std::size_t end, scan_events(p + 1));
+    if (skip_ws(end) != size_) return refuse("invalid_json", "content after the event array");
     if (model_.counters.events_with_ph == 0) {
       return refuse("not_trace_events", "a JSON array of objects without the trace-event field \"ph\"");
     }
@@ -464,9 +472,7 @@ Result<TraceModel> Scanner::run() {
     std::string head(all.substr(0, key));
     head += "\"traceEvents\":[]}";
     if (!read_envelope(head, true)) continue;
-    auto end = scan_events(q + 1);
-    if (!end) return std::move(end).error();
-    const std::size_t tail = *end;
+    PT_ASSIGN(const std::size_t tail, scan_events(q + 1));
     if (tail >= size_) return refuse("invalid_json", "truncated JSON: the trace object is not closed");
     std::string rest = "{\"traceEvents\":[]";
     rest.append(all.substr(tail));

@@ -1,4 +1,4 @@
--- API tokens (issue 11): a token is shown once at creation and stored only as a salted SHA-256 hash. A client
+-- API tokens: a token is shown once at creation and stored only as a salted SHA-256 hash. A client
 -- presents `Bearer <name-free secret>`; the lookup is by `token_id` (a public prefix of the token), then the hash is
 -- compared in constant time. Revoking keeps the row (the audit log refers to the name).
 CREATE TABLE api_tokens (

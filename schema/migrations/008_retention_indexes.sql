@@ -1,4 +1,4 @@
--- Data safety (issue 11): deleting a run and the retention task find a run's files and the old raw bytes by index.
+-- Data safety: deleting a run and the retention task find a run's files and the old raw bytes by index.
 -- A run's files: deleting a run (DELETE /api/v1/runs/{key}, perftriage runs delete, retention) removes them by
 -- run_id; the only index on run_id so far was the partial one over live files.
 CREATE INDEX result_files_run ON result_files(run_id);

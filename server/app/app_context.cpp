@@ -15,9 +15,8 @@ Result<StoreLease> AppContext::store() {
       return StoreLease(this, std::move(s));
     }
   }
-  auto opened = schema::Store::open(settings_.db_path);
-  if (!opened) return std::move(opened).error();
-  return StoreLease(this, std::make_unique<schema::Store>(std::move(*opened)));
+  PT_ASSIGN(auto opened, schema::Store::open(settings_.db_path));
+  return StoreLease(this, std::make_unique<schema::Store>(std::move(opened)));
 }
 
 void AppContext::give_back(std::unique_ptr<schema::Store> store) {

@@ -1,6 +1,7 @@
 #pragma once
-// Use cases behind POST /classify and the case artifacts: read the one file of a request, find a stored
-// case, classify a file and attach it to the case (one transaction), and the JSON of a stored artifact.
+// Use cases behind POST /classify and the case artifacts: find a stored case, classify a file and attach it to the
+// case (one transaction), and the JSON of a stored artifact. Reading the file out of a request is the transport's
+// (server/http/request_file.hpp).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,10 +13,10 @@
 #include "common/result.hpp"
 #include "schema/artifact_store.hpp"
 #include "schema/store.hpp"
-#include "server/http/http_types.hpp"
 
 namespace perftriage::server {
 
+// One file of a request: a trace, a log or an artifact.
 struct UploadedFile {
   std::string name;
   std::string_view borrowed;         // a raw body: a view of the request's, no copy of a large trace
@@ -23,10 +24,8 @@ struct UploadedFile {
   [[nodiscard]] std::string_view bytes() const { return owned ? std::string_view(*owned) : borrowed; }
 };
 
-// The body as one file (any content type), or the one file part of a multipart/form-data body.
-// Name: ?name=, else the part's filename, else `fallback_name`. Empty body or file -> invalid_input.
-// The result may view the request's bytes (`req.bytes()`): use it while the request lives.
-Result<UploadedFile> uploaded_file(const ApiRequest& req, const std::string& fallback_name);
+// A file name as stored: at most 255 bytes, no control characters (invalid_input "bad_name" otherwise).
+Result<std::string> checked_file_name(const std::string& name);
 
 struct CaseLookup {
   model::RunRecord run;

@@ -13,10 +13,9 @@ using nlohmann::json;
 CaseKey case_key(const model::ResultRecord& row) { return {row.suite, row.dtype, row.mode, row.model, row.config}; }
 
 Result<std::map<CaseKey, std::vector<FindingSummary>>> findings_for_run(schema::Database& db, std::int64_t run_id) {
-  auto artifacts = schema::run_artifact_findings(db, run_id);
-  if (!artifacts) return std::move(artifacts).error();
+  PT_ASSIGN(const auto artifacts, schema::run_artifact_findings(db, run_id));
   std::map<CaseKey, std::vector<FindingSummary>> out;
-  for (const auto& a : *artifacts) {
+  for (const auto& a : artifacts) {
     const json findings = json::parse(a.findings_json, nullptr, false);
     if (!findings.is_array()) continue;  // written by us as an array; anything else is not a finding
     auto& list = out[CaseKey{a.case_ref.suite, a.case_ref.dtype, a.case_ref.mode, a.case_ref.model, a.case_ref.config}];
@@ -33,9 +32,7 @@ Result<std::vector<std::vector<FindingSummary>>> findings_for_rows(schema::Datab
                                                                    const std::vector<model::ResultRecord>& rows) {
   std::map<std::string, std::map<CaseKey, std::vector<FindingSummary>>> by_run;  // run key -> case -> findings
   for (const auto& run : runs) {
-    auto found = findings_for_run(db, run.id);
-    if (!found) return std::move(found).error();
-    by_run[run.meta.key] = std::move(*found);
+    PT_ASSIGN(by_run[run.meta.key], findings_for_run(db, run.id));
   }
   std::vector<std::vector<FindingSummary>> out;
   out.reserve(rows.size());
@@ -93,34 +90,6 @@ std::string findings_cell(const std::vector<FindingSummary>& findings) {
     }
   }
   return escaped;
-}
-
-std::string slow_table_markdown_with_findings(const std::vector<model::ResultRecord>& rows,
-                                              const std::vector<std::vector<FindingSummary>>& findings) {
-  const std::string plain = analyzers::slow_table_markdown(rows);
-  std::string out;
-  out.reserve(plain.size() + rows.size() * 32);
-  std::size_t line = 0;
-  std::size_t begin = 0;
-  while (begin < plain.size()) {
-    std::size_t end = plain.find('\n', begin);
-    if (end == std::string::npos) end = plain.size();
-    out.append(plain, begin, end - begin);
-    if (line == 0) {
-      out += " findings |";
-    } else if (line == 1) {
-      out += "---|";
-    } else if (line - 2 < findings.size()) {
-      const std::string cell = findings_cell(findings[line - 2]);
-      out += cell.empty() ? " |" : " " + cell + " |";
-    } else {
-      out += " |";
-    }
-    out += '\n';
-    ++line;
-    begin = end + 1;
-  }
-  return out;
 }
 
 namespace {

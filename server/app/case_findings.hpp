@@ -46,11 +46,6 @@ nlohmann::json findings_json(const std::vector<FindingSummary>& findings);
 // case has several); unknown verdicts are left out (the JSON keeps them).
 std::string findings_cell(const std::vector<FindingSummary>& findings);
 
-// The slow table of analyzers::slow_table_markdown with a last column "findings", row i of `rows` taking
-// cell i; every other byte as in the plain table.
-std::string slow_table_markdown_with_findings(const std::vector<model::ResultRecord>& rows,
-                                              const std::vector<std::vector<FindingSummary>>& findings);
-
 // A "## Classifier findings" markdown section listing, for each row that has findings, its case and the
 // verdicts with their evidence; "" when no row has any (the report keeps the seed issue's shape then).
 std::string findings_section_markdown(const std::vector<model::ResultRecord>& rows,

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <toml++/toml.h>  // Debian builds libtomlplusplus with exceptions: parse errors are toml::parse_error
 
+#include "common/strings.hpp"
+
 extern char** environ;  // NOLINT: POSIX
 
 namespace perftriage::server::config {
@@ -97,6 +99,7 @@ std::string check_secret_path(const Value& v) {
 // -Wmissing-field-initializers warns about every omitted member even though each has a default.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+// one piece: the table of every setting, one entry each, read top to bottom like deploy/perftriage.toml.
 // The table. Each line: where the setting lives (TOML, environment, flag), its kind and range, and how it maps onto
 // Settings. Units are in the key (…_mb, …_kb, …_s, …_ms, …_days); Settings holds bytes and seconds.
 const std::vector<Option>& table() {
@@ -374,22 +377,12 @@ std::string validate(const Option& o, const Value& v) {
   return o.check ? o.check(v) : "";
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
 // A value from the environment or a flag: booleans true/false/1/0/yes/no/on/off, lists comma-separated.
 std::optional<Value> from_text(const Option& o, std::string_view s, std::string& why) {
   switch (o.kind) {
     case Kind::text: return Value(std::string(s));
     case Kind::boolean: {
-      const std::string l = [&] {
-        std::string t = trim(s);
-        for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return t;
-      }();
+      const std::string l = lower(trim(s));
       if (l == "true" || l == "1" || l == "yes" || l == "on") return Value(true);
       if (l == "false" || l == "0" || l == "no" || l == "off") return Value(false);
       why = "must be true or false, got '" + std::string(s) + "'";
@@ -419,7 +412,7 @@ std::optional<Value> from_text(const Option& o, std::string_view s, std::string&
       while (start <= s.size()) {
         const auto comma = s.find(',', start);
         const auto end = comma == std::string_view::npos ? s.size() : comma;
-        if (auto item = trim(s.substr(start, end - start)); !item.empty()) out.push_back(std::move(item));
+        if (auto item = trim(s.substr(start, end - start)); !item.empty()) out.emplace_back(item);
         if (comma == std::string_view::npos) break;
         start = comma + 1;
       }
@@ -472,21 +465,6 @@ std::optional<Value> from_node(const Option& o, const toml::node& n, std::string
   }
   why = "must be " + std::string(kind_name(o.kind)) + ", got " + std::string(node_name(n.type()));
   return std::nullopt;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 // " (did you mean 'listen'?)", " (it belongs in [database])" or "".
@@ -663,6 +641,11 @@ ConfigErrors apply_file(const std::string& path, Settings& settings, Sources* so
 
 ConfigErrors apply_env(const Env& env, Settings& settings, Sources* sources) {
   ConfigErrors errors;
+  // The short name of the database (the one the other commands read): below PERFTRIAGE_DATABASE_PATH.
+  if (auto it = env.find(kDbEnv); it != env.end() && !it->second.empty()) {
+    settings.db_path = it->second;
+    if (sources) (*sources)["database.path"] = kDbEnv;
+  }
   for (const auto& o : table()) {
     const auto it = env.find(o.env());
     if (it == env.end()) continue;
@@ -710,28 +693,26 @@ ConfigErrors apply_env(const Env& env, Settings& settings, Sources* sources) {
   return errors;
 }
 
-ConfigErrors apply_flags(const cli::ParsedArgs& args, Settings& settings, Sources* sources) {
+ConfigErrors apply_overrides(const std::vector<Override>& values, Settings& settings, Sources* sources) {
   ConfigErrors errors;
-  for (const auto& o : table()) {
-    if (o.flag.empty()) continue;
-    const std::string flag(o.flag);
-    std::optional<Value> value;
-    std::string why;
-    if (o.kind == Kind::boolean) {
-      if (!args.flags.count(flag)) continue;
-      value = Value(true);
-    } else {
-      auto given = args.get(flag);
-      if (!given) continue;
-      value = from_text(o, *given, why);
+  for (const auto& given : values) {
+    const Option* o = nullptr;
+    for (const auto& candidate : table()) {
+      if (candidate.name() == given.name) o = &candidate;
     }
-    if (value) why = validate(o, *value);
-    if (!why.empty()) {
-      errors.push_back({"--" + flag, 0, 0, why});
+    if (!o) {
+      errors.push_back({given.source, 0, 0, "not a setting: " + given.name});
       continue;
     }
-    o.set(settings, *value);
-    set_source(sources, o, "--" + flag);
+    std::string why;
+    auto value = from_text(*o, given.value, why);
+    if (value) why = validate(*o, *value);
+    if (!why.empty()) {
+      errors.push_back({given.source, 0, 0, why});
+      continue;
+    }
+    o->set(settings, *value);
+    set_source(sources, *o, given.source);
   }
   return errors;
 }
@@ -780,35 +761,29 @@ ConfigErrors load_secrets(Settings& settings, const Env& env) {
   return errors;
 }
 
-Result<cli::ParsedArgs> parse_command_line(const std::vector<std::string>& argv,
-                                           const std::vector<std::string>& extra_values,
-                                           const std::vector<std::string>& extra_flags) {
-  std::vector<std::string> values = extra_values;
-  std::vector<std::string> flags = extra_flags;
-  values.emplace_back("config");
-  for (const auto& o : table()) {
-    if (o.flag.empty()) continue;
-    (o.kind == Kind::boolean ? flags : values).emplace_back(o.flag);
-  }
-  return cli::parse_args_from(argv, values, flags);
-}
-
-Resolved resolve_settings(const cli::ParsedArgs& args, const Env& env, bool read_secrets) {
+Resolved resolve_settings(const Overrides& overrides, const Env& env, bool read_secrets) {
   Resolved r;
   auto add = [&](ConfigErrors more) { r.errors.insert(r.errors.end(), more.begin(), more.end()); };
-  std::string file = args.get_or("config", "");
-  if (!args.get("config")) {
+  std::string file = overrides.config_file;
+  if (file.empty()) {
     if (auto it = env.find(kConfigEnv); it != env.end()) file = it->second;
   }
   if (!file.empty()) add(apply_file(file, r.settings, &r.sources));
   add(apply_env(env, r.settings, &r.sources));
-  add(apply_flags(args, r.settings, &r.sources));
+  add(apply_overrides(overrides.values, r.settings, &r.sources));
   if (read_secrets && r.errors.empty()) {
     add(load_secrets(r.settings, env));
     if (!r.settings.github.token_file.empty()) r.sources["github.token"] = "token_file";
     if (!r.settings.github.webhook_secret_file.empty()) r.sources["github.webhook_secret"] = "webhook_secret_file";
   }
   return r;
+}
+
+std::string default_db_path(const Env& env) {
+  for (const char* name : {"PERFTRIAGE_DATABASE_PATH", kDbEnv}) {
+    if (auto it = env.find(name); it != env.end() && !it->second.empty()) return it->second;
+  }
+  return Settings{}.db_path;
 }
 
 Env process_environment() {

@@ -1,11 +1,14 @@
 #pragma once
-// The service's settings, from four layers, each overriding the one before (issue 11):
+// The service's settings, from four layers, each overriding the one before:
 //
 //   defaults (server/app/settings.hpp)
 //   < the TOML file (`serve --config FILE`, or PERFTRIAGE_CONFIG)
 //   < the environment: PERFTRIAGE_<SECTION>_<KEY> (upper case; lists comma-separated), and the secrets themselves
 //     in PERFTRIAGE_GITHUB_TOKEN and PERFTRIAGE_WEBHOOK_SECRET
-//   < command-line flags.
+//   < explicit values (the command line's flags, turned into Overrides by server/cli/settings_flags.hpp).
+//
+// The database path also answers to the short PERFTRIAGE_DB (below PERFTRIAGE_DATABASE_PATH): every command that
+// opens the database resolves it the same way (default_db_path).
 //
 // One table, options(), names every setting once: its [section] and key, its environment variable, its flag, its
 // type and range, its meaning, and how it reads and writes Settings. The file, the environment and the flags are
@@ -23,7 +26,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "server/cli/args.hpp"
+#include "common/result.hpp"
 #include "server/app/settings.hpp"
 
 namespace perftriage::server::config {
@@ -60,6 +63,8 @@ inline constexpr const char* kTokenEnv = "PERFTRIAGE_GITHUB_TOKEN";
 inline constexpr const char* kWebhookSecretEnv = "PERFTRIAGE_WEBHOOK_SECRET";
 // The config file when `--config` is not given.
 inline constexpr const char* kConfigEnv = "PERFTRIAGE_CONFIG";
+// The database when neither a flag nor PERFTRIAGE_DATABASE_PATH names one (the short name of the command line).
+inline constexpr const char* kDbEnv = "PERFTRIAGE_DB";
 
 struct ConfigError {
   std::string source;      // the file, the environment variable or the flag ("--listen")
@@ -84,7 +89,18 @@ ConfigErrors apply_file(const std::string& path, Settings& settings, Sources* so
 // Only PERFTRIAGE_<SECTION>_<KEY> of the table and the two secrets are read. An unknown variable with a section's
 // prefix (PERFTRIAGE_SERVER_LISTN) is an error; other PERFTRIAGE_* variables are not settings and are left alone.
 ConfigErrors apply_env(const Env& env, Settings& settings, Sources* sources = nullptr);
-ConfigErrors apply_flags(const cli::ParsedArgs& args, Settings& settings, Sources* sources = nullptr);
+
+// One explicit value (a command-line flag, as text), applied above the environment.
+struct Override {
+  std::string name;    // the setting: "server.listen"
+  std::string value;   // as the environment would spell it: "127.0.0.1:0", "true", "a,b"
+  std::string source;  // where it came from, for errors and `config show`: "--listen"
+};
+struct Overrides {
+  std::string config_file;  // "" = PERFTRIAGE_CONFIG, or none
+  std::vector<Override> values;
+};
+ConfigErrors apply_overrides(const std::vector<Override>& values, Settings& settings, Sources* sources = nullptr);
 // Reads github.token_file / webhook_secret_file (when set) into the secrets, trailing whitespace dropped.
 // `${CREDENTIALS_DIRECTORY}` (systemd's LoadCredential=) is taken from `env`; an unset variable or an unreadable
 // file is an error: the service refuses to start rather than run without the secret it was given.
@@ -92,19 +108,18 @@ ConfigErrors load_secrets(Settings& settings, const Env& env);
 // `${CREDENTIALS_DIRECTORY}` in `path` replaced from `env`; an error when it is not set. No other `${...}`.
 Result<std::string> expand_path(std::string_view path, const Env& env);
 
-// The command line of `serve` and `config show`: every flag of the table, --config, plus `extra_*`.
-Result<cli::ParsedArgs> parse_command_line(const std::vector<std::string>& argv,
-                                           const std::vector<std::string>& extra_values = {},
-                                           const std::vector<std::string>& extra_flags = {});
-
 struct Resolved {
   Settings settings;
   Sources sources;
   ConfigErrors errors;  // empty = the settings are the effective ones
 };
-// defaults < file (--config, else PERFTRIAGE_CONFIG) < environment < flags, then the secret files (unless
+// defaults < file (config_file, else PERFTRIAGE_CONFIG) < environment < overrides, then the secret files (unless
 // `read_secrets` is false). Pure apart from reading the config file and the secret files.
-Resolved resolve_settings(const cli::ParsedArgs& args, const Env& env, bool read_secrets = true);
+Resolved resolve_settings(const Overrides& overrides, const Env& env, bool read_secrets = true);
+
+// The database of a command given no --db: PERFTRIAGE_DATABASE_PATH, else PERFTRIAGE_DB, else the default
+// (var/perftriage.sqlite). The environment layer of resolve_settings reads the same two variables.
+std::string default_db_path(const Env& env);
 
 // The process environment as a map (the one impure input of resolve_settings, kept out of it).
 Env process_environment();

@@ -14,6 +14,7 @@
 
 #include "analyzers/flags/flags.hpp"
 #include "common/bounded_json.hpp"
+#include "common/strings.hpp"
 #include "ingest/artifact_path.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/reference_csv.hpp"
@@ -39,15 +40,6 @@ struct PreparedFile {
   bool is_reference = false;
 };
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const auto& p : parts) {
-    if (!out.empty()) out += sep;
-    out += p;
-  }
-  return out;
-}
-
 std::string default_run_key(const std::string& platform) {
   std::string stamp = schema::now_iso8601();  // 2026-11-29T15:49:45Z -> 20261129T154945Z
   stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
@@ -64,9 +56,8 @@ Result<std::vector<ingest::InputFile>> expand_archives(std::vector<ingest::Input
       out.push_back(std::move(f));
       continue;
     }
-    auto members = ingest::unpack_archive(f.data(), f.path, limits);
-    if (!members) return std::move(members).error();
-    for (auto& m : *members) out.push_back(std::move(m));
+    PT_ASSIGN(auto members, ingest::unpack_archive(f.data(), f.path, limits));
+    for (auto& m : members) out.push_back(std::move(m));
   }
   return out;
 }
@@ -93,13 +84,11 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta, con
   if (bytes.empty()) {
     return make_error(ErrorKind::invalid_input, "empty_file", "file is empty", file.path, 0);
   }
-  p.axes = meta.axes;
+  p.axes = meta.own_axes.count(file.path) ? ingest::Axes{} : meta.axes;
   ingest::fill_missing(p.axes, ingest::axes_from_path(file.path));
   switch (ingest::sniff_csv(bytes, csv_limits)) {
     case ingest::CsvFlavor::results: {
-      auto scanned = ingest::scan_results_csv(bytes, file.path, csv_limits);
-      if (!scanned) return std::move(scanned).error();
-      p.results = std::move(*scanned);
+      PT_ASSIGN(p.results, ingest::scan_results_csv(bytes, file.path, csv_limits));
       const std::string& kind = p.results.summary.kind;
       if (!meta.axes.kind.empty() && meta.axes.kind != kind) {
         return make_error(ErrorKind::invalid_input, "kind_mismatch",
@@ -128,9 +117,7 @@ Result<PreparedFile> prepare(ingest::InputFile file, const UploadMeta& meta, con
       break;
     }
     case ingest::CsvFlavor::reference: {
-      auto parsed = ingest::parse_reference_csv(bytes, file.path, p.axes, csv_limits);
-      if (!parsed) return std::move(parsed).error();
-      p.reference = std::move(*parsed);
+      PT_ASSIGN(p.reference, ingest::parse_reference_csv(bytes, file.path, p.axes, csv_limits));
       p.is_reference = true;
       p.format = "reference:" + p.reference.format;
       p.axes.kind = "reference";
@@ -214,20 +201,18 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
     s.warnings = p.results.summary.warnings;
   }
 
-  auto live = store.live_file(run_id, p.input.path);
-  if (!live) return std::move(live).error();
-  if (*live && (*live)->sha256 == p.sha256) {
+  PT_ASSIGN(const auto live, schema::live_file(store.db(), run_id, p.input.path));
+  if (live && live->sha256 == p.sha256) {
     s.status = "duplicate";
     if (!p.is_reference) {
-      auto counts = judge_rows(p, meta, nullptr);
-      if (!counts) return std::move(counts).error();
-      set_counts(s, *counts);
+      PT_ASSIGN(const auto counts, judge_rows(p, meta, nullptr));
+      set_counts(s, counts);
     }
     return s;
   }
-  if (*live && !meta.replace) {
+  if (live && !meta.replace) {
     return make_error(ErrorKind::conflict, "file_exists",
-                      "run already has different bytes for this path (sha256 " + (*live)->sha256.substr(0, 12) +
+                      "run already has different bytes for this path (sha256 " + live->sha256.substr(0, 12) +
                           "...); upload with replace=true to supersede it",
                       p.input.path);
   }
@@ -235,20 +220,18 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
   schema::NewFile nf{p.input.path, p.format, p.axes, p.input.data(), p.sha256, p.header,
                      static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
                      p.results.summary.duplicates_dropped, p.compressed};
-  auto file_id = *live ? store.replace_file(run_id, (*live)->id, nf) : store.insert_file(run_id, nf);
-  if (!file_id) return std::move(file_id).error();
-  s.status = *live ? "replaced" : "stored";
+  PT_ASSIGN(const std::int64_t file_id, live ? schema::replace_file(store.db(), run_id, live->id, nf)
+                                               : schema::insert_file(store.db(), run_id, nf));
+  s.status = live ? "replaced" : "stored";
   if (p.is_reference) {
-    PT_TRY(store.insert_expectations(run_id, *file_id, p.reference.rows));
+    PT_TRY(schema::insert_expectations(store.db(), run_id, file_id, p.reference.rows));
   } else {
-    auto writer = schema::ResultWriter::open(store, run_id, *file_id, p.axes);
-    if (!writer) return std::move(writer).error();
-    auto counts = judge_rows(p, meta, [&](const ingest::ResultRow& row, const analyzers::RowVerdict& v) {
-      return writer->add(row, model::RowFlags{v.failed, v.accuracy_failed, v.invalid});
-    });
-    if (!counts) return std::move(counts).error();
-    set_counts(s, *counts);
-    if (p.results.summary.kind == "performance") s.stored_file_id = *file_id;
+    PT_ASSIGN(auto writer, schema::ResultWriter::open(store.db(), run_id, file_id, p.axes));
+    PT_ASSIGN(const auto counts, judge_rows(p, meta, [&](const ingest::ResultRow& row, const analyzers::RowVerdict& v) {
+                return writer.add(row, model::RowFlags{v.failed, v.accuracy_failed, v.invalid});
+              }));
+    set_counts(s, counts);
+    if (p.results.summary.kind == "performance") s.stored_file_id = file_id;
   }
   return s;
 }
@@ -328,13 +311,12 @@ Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta
                       "the platform (BMG, PVC, A100, ...) is required: the files do not say it", {}, 0, "platform");
   }
   if (files.empty()) return make_error(ErrorKind::invalid_input, "empty_upload", "the upload holds no file");
-  auto expanded = expand_archives(std::move(files), limits);
-  if (!expanded) return std::move(expanded).error();
+  PT_ASSIGN(auto expanded, expand_archives(std::move(files), limits));
 
   std::size_t expanded_bytes = 0;
   std::unordered_set<std::string_view> paths;
-  paths.reserve(expanded->size());
-  for (const auto& f : *expanded) {
+  paths.reserve(expanded.size());
+  for (const auto& f : expanded) {
     expanded_bytes += f.data().size();
     if (!paths.insert(f.path).second) {
       return make_error(ErrorKind::invalid_input, "duplicate_path", "the upload names this path twice", f.path);
@@ -343,31 +325,28 @@ Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta
   upload_bytes = std::max(upload_bytes, expanded_bytes);
   // Parsing, hashing and compressing are independent per file: spread them over the cores (the
   // transaction below is serial anyway). The first error in upload order wins, as in a serial loop.
-  auto prepared = prepare_all(std::move(*expanded), meta, csv_limits);
-  if (!prepared) return std::move(prepared).error();
+  PT_ASSIGN(const auto prepared, prepare_all(std::move(expanded), meta, csv_limits));
 
   IngestSummary summary;
   summary.run = meta.run.empty() ? default_run_key(meta.platform) : meta.run;
   model::RunMeta run_meta{summary.run,     meta.platform,   meta.device, meta.torch_version,
                            meta.commit,     meta.created_at, meta.tags,   meta.environment_json};
-  if (run_meta.device.empty() && !prepared->empty()) run_meta.device = prepared->front().axes.device;
+  if (run_meta.device.empty() && !prepared.empty()) run_meta.device = prepared.front().axes.device;
 
-  auto tx = schema::Transaction::begin(store.db());
-  if (!tx) return std::move(tx).error();
-  auto run_id = store.ensure_run(run_meta);
-  if (!run_id) return std::move(run_id).error();
-  for (const auto& p : *prepared) {
-    auto s = store_file(store, *run_id, p, meta);
-    if (!s) return std::move(s).error();  // the transaction rolls back: nothing of this upload stays
-    summary.files.push_back(std::move(*s));
+  PT_ASSIGN(auto tx, schema::Transaction::begin(store.db()));
+  PT_ASSIGN(const std::int64_t run_id, schema::ensure_run(store.db(), run_meta));
+  for (const auto& p : prepared) {
+    // An error rolls the transaction back: nothing of this upload stays.
+    PT_ASSIGN(auto s, store_file(store, run_id, p, meta));
+    summary.files.push_back(std::move(s));
   }
-  PT_TRY(store.refresh_run_flags(*run_id));
+  PT_TRY(schema::refresh_run_flags(store.db(), run_id));
   std::vector<std::int64_t> performance_files;
   for (const auto& f : summary.files) {
     if (f.stored_file_id) performance_files.push_back(f.stored_file_id);
   }
-  PT_TRY(schema::update_backlog(store.db(), *run_id, performance_files));
-  PT_TRY(tx->commit());
+  PT_TRY(schema::update_backlog(store.db(), run_id, performance_files));
+  PT_TRY(tx.commit());
   return summary;
 }
 

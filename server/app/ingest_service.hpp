@@ -2,6 +2,7 @@
 // One upload (CLI or HTTP) = one transaction: unpack archives, recognise and parse every file,
 // resolve its axes (explicit > path > prefix columns), then store all of it or nothing.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct UploadMeta {
   std::vector<std::string> tags;
   std::string environment_json = "{}";
   ingest::Axes axes;  // explicit axes; they override what paths and prefix columns say
+  // Files (by path) the explicit axes do not apply to: the reference files the CLI found in a directory, which carry
+  // their own axes (their path and content).
+  std::set<std::string> own_axes;
   bool replace = false;
   double threshold = 1.0;
 };

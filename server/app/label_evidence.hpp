@@ -1,8 +1,8 @@
 #pragma once
 // Data-backed labeling: an EvidenceLookup over the store. A parsed E2E case (suite / dtype / mode / model) is looked up
 // in the latest run of the issue's platform that has it; the evidence is the stored speedup (the text as written in
-// the CSV is cited), the latency ratios against the previous run of that platform, and, when the `artifacts` table of
-// the trace classifiers exists, their verdicts for the case.
+// the CSV is cited), the latency ratios against the previous run of that platform, and the trace classifiers' verdicts
+// on the case's artifacts in that run.
 #include <string>
 
 #include "analyzers/labeler/labeler.hpp"
@@ -10,7 +10,7 @@
 
 namespace perftriage::server {
 
-// `platform` "" = any platform. The lookup borrows `store`: use it while the store lives.
+// `platform` "" = any platform, else any spelling of it. The lookup borrows `store`: use it while the store lives.
 analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, std::string platform);
 
 // The platform the issue is about: its hw axis' key ("hw: BMG" -> "BMG"), "" when the labeler found none.

@@ -1,3 +1,4 @@
+#include "common/json_text.hpp"
 #include "server/app/observability.hpp"
 
 // Metrics: one prometheus-cpp Registry for what is counted as requests are served (counters and histograms are
@@ -5,7 +6,6 @@
 // Registry built per scrape for what lives in the database (outbox and delivery states, runs, file sizes), so a state
 // that emptied reads 0 instead of a stale value. Label values come from bounded sets only: route PATTERNS (never the
 // raw path), known methods (else "other"), status codes, error codes our own code chose.
-#include <strings.h>
 #include <unistd.h>
 
 #include <array>
@@ -19,7 +19,6 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <unordered_map>
 
@@ -33,7 +32,8 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include "schema/sqlite.hpp"
+#include "schema/bot_store.hpp"
+#include "schema/store.hpp"
 #include "server/app/app_context.hpp"
 
 #ifndef PERFTRIAGE_VERSION
@@ -247,7 +247,8 @@ void Observability::request_done(const RequestRecord& r) {
       {"remote", r.remote},
   };
   try {
-    impl_->logger->info(dump_json(line));  // dump_json: invalid UTF-8 in a path never throws
+    // Invalid UTF-8 in a path is replaced (U+FFFD), never thrown.
+    impl_->logger->info(dump_json(line));
   } catch (...) {  // a full disk or a closed stderr must not fail the request
   }
 }
@@ -274,68 +275,71 @@ void Observability::cache_lookup(std::string_view cache, bool hit) {
   impl_->cache.Add({{"cache", bounded_token(cache)}, {"result", hit ? "hit" : "miss"}}).Increment();
 }
 
+namespace {
+
+// The gauges read at scrape time: the database's own state and the process's, in a registry built per scrape.
+struct ScrapeGauges {
+  explicit ScrapeGauges(prometheus::Registry& now)
+      : db_bytes(prometheus::BuildGauge()
+                     .Name("perftriage_database_bytes")
+                     .Help("Size of the SQLite database file (settings db_path)")
+                     .Register(now)
+                     .Add({})),
+        wal_bytes(prometheus::BuildGauge()
+                      .Name("perftriage_wal_bytes")
+                      .Help("Size of the SQLite write-ahead log (db_path-wal); checkpoints shrink it")
+                      .Register(now)
+                      .Add({})),
+        outbox(prometheus::BuildGauge()
+                   .Name("perftriage_outbox_actions")
+                   .Help("GitHub actions in the bot's outbox, by state (failed = gave up after max_attempts)")
+                   .Register(now)),
+        deliveries(prometheus::BuildGauge()
+                       .Name("perftriage_webhook_deliveries")
+                       .Help("Recorded webhook deliveries, by state")
+                       .Register(now)),
+        runs(prometheus::BuildGauge().Name("perftriage_runs").Help("Stored runs").Register(now)),
+        db_up(prometheus::BuildGauge()
+                  .Name("perftriage_database_up")
+                  .Help("1 when the gauges read from the database at this scrape are current, 0 when it failed")
+                  .Register(now)
+                  .Add({})) {
+    prometheus::BuildGauge()
+        .Name("process_resident_memory_bytes")
+        .Help("Resident memory size in bytes")
+        .Register(now)
+        .Add({})
+        .Set(resident_bytes());
+    prometheus::BuildGauge().Name("process_open_fds").Help("Open file descriptors").Register(now).Add({}).Set(
+        open_fds());
+  }
+  Gauge& db_bytes;
+  Gauge& wal_bytes;
+  Family<Gauge>& outbox;
+  Family<Gauge>& deliveries;
+  Family<Gauge>& runs;
+  Gauge& db_up;
+};
+
+}  // namespace
+
 std::string Observability::render(AppContext& app) {
   auto families = impl_->registry->Collect();
-
-  // Read now: the database's own state and the process's.
   prometheus::Registry now;
-  auto& process_rss = prometheus::BuildGauge()
-                          .Name("process_resident_memory_bytes")
-                          .Help("Resident memory size in bytes")
-                          .Register(now)
-                          .Add({});
-  process_rss.Set(resident_bytes());
-  prometheus::BuildGauge().Name("process_open_fds").Help("Open file descriptors").Register(now).Add({}).Set(
-      open_fds());
-  auto& db_bytes = prometheus::BuildGauge()
-                      .Name("perftriage_database_bytes")
-                      .Help("Size of the SQLite database file (settings db_path)")
-                      .Register(now)
-                      .Add({});
-  auto& wal_bytes = prometheus::BuildGauge()
-                       .Name("perftriage_wal_bytes")
-                       .Help("Size of the SQLite write-ahead log (db_path-wal); checkpoints shrink it")
-                       .Register(now)
-                       .Add({});
-  auto& outbox = prometheus::BuildGauge()
-                     .Name("perftriage_outbox_actions")
-                     .Help("GitHub actions in the bot's outbox, by state (failed = gave up after max_attempts)")
-                     .Register(now);
-  auto& deliveries = prometheus::BuildGauge()
-                         .Name("perftriage_webhook_deliveries")
-                         .Help("Recorded webhook deliveries, by state")
-                         .Register(now);
-  auto& runs = prometheus::BuildGauge().Name("perftriage_runs").Help("Stored runs").Register(now);
-  auto& db_up = prometheus::BuildGauge()
-                    .Name("perftriage_database_up")
-                    .Help("1 when the gauges read from the database at this scrape are current, 0 when it failed")
-                    .Register(now)
-                    .Add({});
+  ScrapeGauges gauges(now);
+  auto& [db_bytes, wal_bytes, outbox, deliveries, runs, db_up] = gauges;
   std::map<std::string, double> outbox_states{{"pending", 0}, {"sent", 0}, {"failed", 0}, {"dry_run", 0}};
   std::map<std::string, double> delivery_states{{"processing", 0}, {"done", 0}, {"quarantined", 0}};
   double run_count = 0;
   auto read = [&]() -> Result<void> {
-    auto store = app.store();
-    if (!store) return std::move(store).error();
-    auto& db = (*store)->db();
-    auto count_by = [&](std::string_view sql, std::map<std::string, double>& into) -> Result<void> {
-      auto st = schema::Statement::prepare(db, sql);
-      if (!st) return std::move(st).error();
-      for (;;) {
-        auto row = st->step();
-        if (!row) return std::move(row).error();
-        if (!*row) break;
-        into[bounded_token(st->text(0))] = static_cast<double>(st->int64(1));
-      }
-      return {};
-    };
-    PT_TRY(count_by("SELECT state, count(*) FROM outbox GROUP BY state", outbox_states));
-    PT_TRY(count_by("SELECT state, count(*) FROM webhook_deliveries GROUP BY state", delivery_states));
-    auto st = schema::Statement::prepare(db, "SELECT count(*) FROM runs");
-    if (!st) return std::move(st).error();
-    auto row = st->step();
-    if (!row) return std::move(row).error();
-    run_count = static_cast<double>(st->int64(0));
+    PT_ASSIGN(auto store, app.store());
+    auto& db = store->db();
+    PT_ASSIGN(const auto outbox_counts, schema::outbox_counts(db));
+    for (const auto& [state, n] : outbox_counts) outbox_states[bounded_token(state)] = static_cast<double>(n);
+    PT_ASSIGN(const auto delivery_counts, schema::delivery_counts(db));
+    for (const auto& [state, n] : delivery_counts) delivery_states[bounded_token(state)] = static_cast<double>(n);
+    PT_ASSIGN(const std::int64_t runs_stored, schema::count_runs(db));
+    run_count = static_cast<double>(runs_stored);
     return {};
   };
   auto ok = read();
@@ -358,48 +362,6 @@ std::string Observability::render(AppContext& app) {
   return std::move(out).str();
 }
 
-namespace {
-
-bool well_formed_request_id(std::string_view id) {
-  if (id.empty() || id.size() > 64) return false;
-  for (unsigned char c : id)
-    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
-
-}  // namespace
-
-std::string request_id_for(const ApiRequest& head) {
-  std::string sent = head.header("x-request-id");
-  if (well_formed_request_id(sent)) return sent;
-  // 128 random bits as 32 hex digits; one generator per thread, seeded once from the system.
-  thread_local std::mt19937_64 rng{[] {
-    std::random_device rd;
-    std::seed_seq seq{rd(), rd(), rd(), rd()};
-    return std::mt19937_64(seq);
-  }()};
-  return fmt::format("{:016x}{:016x}", rng(), rng());
-}
-
-void stamp_response(ApiResponse& response, std::string_view request_id) {
-  if (request_id.empty()) return;
-  bool has_header = false;
-  for (auto& [name, value] : response.headers) {
-    if (name.size() == 12 && strcasecmp(name.c_str(), "x-request-id") == 0) {
-      value = std::string(request_id);
-      has_header = true;
-    }
-  }
-  if (!has_header) response.headers.emplace_back("X-Request-Id", std::string(request_id));
-  // Only error answers are parsed, and only small JSON ones ({"error": {...}} from error_response()).
-  if (response.status < 400 || response.body.empty() || response.body.size() > (1u << 20)) return;
-  if (response.content_type.rfind("application/json", 0) != 0) return;
-  auto j = nlohmann::json::parse(response.body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return;
-  auto it = j.find("error");
-  if (it == j.end() || !it->is_object()) return;
-  (*it)["request_id"] = std::string(request_id);
-  response.body = dump_json(j);
-}
+std::string_view build_version() noexcept { return PERFTRIAGE_VERSION; }
 
 }  // namespace perftriage::server

@@ -1,13 +1,11 @@
 #pragma once
-// Metrics (Prometheus text format at GET /metrics) and the JSON access log (one line per request on stderr), issue 11.
+// Metrics (Prometheus text format at GET /metrics) and the JSON access log (one line per request on stderr).
 // The transport reports every request here; services report what they count (rows ingested, refused uploads,
 // webhook deliveries). Gauges that live in the database (outbox depth, database and WAL size) are read at scrape time.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include "server/http/http_types.hpp"
 
 namespace perftriage::server {
 
@@ -50,9 +48,7 @@ class Observability {
   std::unique_ptr<Impl> impl_;
 };
 
-// The id of a request: the client's X-Request-Id when it is well-formed (1-64 of [A-Za-z0-9._-]), else a new one.
-std::string request_id_for(const ApiRequest& head);
-// Adds X-Request-Id to the response and, in a JSON error body ({"error": {...}}), "request_id" to the error.
-void stamp_response(ApiResponse& response, std::string_view request_id);
+// The version of this binary (perftriage_build_info, GET /api/v1).
+std::string_view build_version() noexcept;
 
 }  // namespace perftriage::server

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzers/flags/flags.hpp"
+#include "common/strings.hpp"
 #include "analyzers/flags/slow_table.hpp"
 
 namespace perftriage::server {
@@ -13,27 +14,24 @@ using nlohmann::json;
 Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const std::string& run_key,
                                                     const std::string& platform) {
   if (!run_key.empty()) {
-    auto run = store.find_run(run_key);
-    if (!run) return std::move(run).error();
-    if (!*run) return make_error(ErrorKind::not_found, "no_run", "no run with key '" + run_key + "'", {}, 0, "run");
-    if (!platform.empty() && (*run)->meta.platform != platform) {
+    PT_ASSIGN(auto run, schema::find_run(store.db(), run_key));
+    if (!run) return make_error(ErrorKind::not_found, "no_run", "no run with key '" + run_key + "'", {}, 0, "run");
+    if (!platform.empty() && !iequals(run->meta.platform, platform)) {
       return make_error(ErrorKind::invalid_input, "run_platform_mismatch",
-                        "run '" + run_key + "' is on platform " + (*run)->meta.platform + ", not " + platform);
+                        "run '" + run_key + "' is on platform " + run->meta.platform + ", not " + platform);
     }
-    return std::vector<model::RunRecord>{**run};
+    return std::vector<model::RunRecord>{std::move(*run)};
   }
   if (!platform.empty()) {
-    auto run = store.latest_run(platform);
-    if (!run) return std::move(run).error();
-    if (!*run) {
+    PT_ASSIGN(auto run, schema::latest_run(store.db(), platform));
+    if (!run) {
       return make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform");
     }
-    return std::vector<model::RunRecord>{**run};
+    return std::vector<model::RunRecord>{std::move(*run)};
   }
-  auto all = store.list_runs();
-  if (!all) return std::move(all).error();
+  PT_ASSIGN(auto all, schema::list_runs(store.db()));
   std::vector<model::RunRecord> latest;  // list_runs is newest first: keep the first of each platform
-  for (auto& r : *all) {
+  for (auto& r : all) {
     const bool seen = std::any_of(latest.begin(), latest.end(),
                                   [&](const model::RunRecord& l) { return l.meta.platform == r.meta.platform; });
     if (!seen) latest.push_back(std::move(r));
@@ -48,7 +46,7 @@ Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const 
   filter.threshold = threshold;
   for (const auto& r : runs) filter.run_ids.push_back(r.id);
   if (filter.run_ids.empty()) return std::vector<model::ResultRecord>{};
-  auto rows = store.results(filter);
+  auto rows = schema::results(store.db(), filter);
   if (!rows) return rows;
   analyzers::sort_slow_cases(*rows);
   return rows;

@@ -78,96 +78,122 @@ bool retention_enabled(const RetentionSettings& s) {
   return s.raw_files_days > 0 || s.nightly_runs_days > 0 || s.webhook_deliveries_days > 0 || s.sent_outbox_days > 0;
 }
 
-Result<RetentionReport> run_retention(schema::Database& db, const RetentionSettings& settings,
-                                      const RetentionOptions& options) {
-  RetentionReport report;
-  report.dry_run = options.dry_run;
-  auto stop = [&] {
-    if (options.stopping && options.stopping()) report.stopped = true;
-    return report.stopped;
-  };
-  bool first_batch = true;
-  auto pause = [&] {  // between write transactions: let an upload waiting for the lock in
-    if (!first_batch && options.pause.count() > 0) std::this_thread::sleep_for(options.pause);
-    first_batch = false;
-    ++report.batches;
-  };
+namespace {
 
-  if (const auto cutoff = retention_cutoff(options.now, settings.raw_files_days); !cutoff.empty()) {
-    if (options.dry_run) {
-      auto n = schema::count_raw_files(db, cutoff);
-      if (!n) return std::move(n).error();
-      report.raw_files = n->files;
-      report.raw_bytes = n->bytes;
-    } else {
-      while (!stop()) {
-        pause();
-        auto n = schema::drop_raw_files(db, cutoff, options.batch_files);
-        if (!n) return std::move(n).error();
-        report.raw_files += n->files;
-        report.raw_bytes += n->bytes;
-        if (n->files < options.batch_files) break;
-      }
-    }
+// One pass: each rule in its own step, the report filled as they go. Writes come in batches, each its own
+// transaction, with a pause between them so that an upload waiting for the lock gets in.
+class RetentionPass {
+ public:
+  RetentionPass(schema::Database& db, const RetentionSettings& settings, const RetentionOptions& options)
+      : db_(db), settings_(settings), options_(options) {
+    report_.dry_run = options.dry_run;
   }
 
-  if (const auto cutoff = retention_cutoff(options.now, settings.nightly_runs_days); !cutoff.empty() && !stop()) {
-    auto runs = schema::list_run_ages(db);
-    if (!runs) return std::move(runs).error();
-    for (const auto& run : select_expired_runs(*runs, cutoff, settings.keep_tags)) {
-      if (options.dry_run) {
-        report.runs.push_back(run.key);
+  Result<RetentionReport> run() {
+    PT_TRY(raw_files());
+    PT_TRY(nightly_runs());
+    PT_TRY(rows(settings_.webhook_deliveries_days, schema::delete_done_deliveries, schema::count_done_deliveries,
+                report_.deliveries));
+    PT_TRY(rows(settings_.sent_outbox_days, schema::delete_sent_outbox, schema::count_sent_outbox, report_.outbox));
+    PT_TRY(audit());
+    return report_;
+  }
+
+ private:
+  using Purge = Result<std::int64_t> (*)(schema::Database&, const std::string&, std::int64_t);
+  using Count = Result<std::int64_t> (*)(schema::Database&, const std::string&);
+
+  bool stop() {
+    if (options_.stopping && options_.stopping()) report_.stopped = true;
+    return report_.stopped;
+  }
+  void pause() {  // between write transactions
+    if (!first_batch_ && options_.pause.count() > 0) std::this_thread::sleep_for(options_.pause);
+    first_batch_ = false;
+    ++report_.batches;
+  }
+
+  Result<void> raw_files() {
+    const auto cutoff = retention_cutoff(options_.now, settings_.raw_files_days);
+    if (cutoff.empty()) return {};
+    if (options_.dry_run) {
+      PT_ASSIGN(const auto n, schema::count_raw_files(db_, cutoff));
+      report_.raw_files = n.files;
+      report_.raw_bytes = n.bytes;
+      return {};
+    }
+    while (!stop()) {
+      pause();
+      PT_ASSIGN(const auto n, schema::drop_raw_files(db_, cutoff, options_.batch_files));
+      report_.raw_files += n.files;
+      report_.raw_bytes += n.bytes;
+      if (n.files < options_.batch_files) break;
+    }
+    return {};
+  }
+
+  Result<void> nightly_runs() {
+    const auto cutoff = retention_cutoff(options_.now, settings_.nightly_runs_days);
+    if (cutoff.empty() || stop()) return {};
+    PT_ASSIGN(const auto runs, schema::list_run_ages(db_));
+    for (const auto& run : select_expired_runs(runs, cutoff, settings_.keep_tags)) {
+      if (options_.dry_run) {
+        report_.runs.push_back(run.key);
         continue;
       }
       if (stop()) break;
       pause();
-      auto deleted = schema::delete_run(db, run.key, "retention", "retention");
+      auto deleted = schema::delete_run(db_, run.key, "retention", "retention");
       if (!deleted) {
         if (deleted.error().kind == ErrorKind::not_found) continue;  // deleted meanwhile (DELETE /runs)
         return std::move(deleted).error();
       }
-      report.runs.push_back(run.key);
-      report.results += deleted->results;
+      report_.runs.push_back(run.key);
+      report_.results += deleted->results;
     }
+    return {};
   }
 
-  struct RowRule {
-    int days;
-    Result<std::int64_t> (*purge)(schema::Database&, const std::string&, std::int64_t);
-    Result<std::int64_t> (*count)(schema::Database&, const std::string&);
-    std::int64_t* into;
-  };
-  for (const RowRule& rule : {RowRule{settings.webhook_deliveries_days, schema::delete_done_deliveries,
-                                      schema::count_done_deliveries, &report.deliveries},
-                              RowRule{settings.sent_outbox_days, schema::delete_sent_outbox,
-                                      schema::count_sent_outbox, &report.outbox}}) {
-    const auto cutoff = retention_cutoff(options.now, rule.days);
-    if (cutoff.empty()) continue;
-    if (options.dry_run) {
-      auto n = rule.count(db, cutoff);
-      if (!n) return std::move(n).error();
-      *rule.into = *n;
-      continue;
+  // Rows older than `days` (webhook deliveries done, outbox actions sent), counted into `into`.
+  Result<void> rows(int days, Purge purge, Count count, std::int64_t& into) {
+    const auto cutoff = retention_cutoff(options_.now, days);
+    if (cutoff.empty()) return {};
+    if (options_.dry_run) {
+      PT_ASSIGN(into, count(db_, cutoff));
+      return {};
     }
     while (!stop()) {
       pause();
-      auto n = rule.purge(db, cutoff, options.batch_rows);
-      if (!n) return std::move(n).error();
-      *rule.into += *n;
-      if (*n < options.batch_rows) break;
+      PT_ASSIGN(const std::int64_t n, purge(db_, cutoff, options_.batch_rows));
+      into += n;
+      if (n < options_.batch_rows) break;
     }
+    return {};
   }
 
-  if (!options.dry_run && report.changed()) {
-    auto detail = to_json(report);
-    detail["settings"] = {{"raw_files_days", settings.raw_files_days},
-                          {"nightly_runs_days", settings.nightly_runs_days},
-                          {"keep_tags", settings.keep_tags},
-                          {"webhook_deliveries_days", settings.webhook_deliveries_days},
-                          {"sent_outbox_days", settings.sent_outbox_days}};
-    PT_TRY(schema::append_audit(db, "retention", "retention", "pass", detail.dump()));
+  Result<void> audit() {
+    if (options_.dry_run || !report_.changed()) return {};
+    auto detail = to_json(report_);
+    detail["settings"] = {{"raw_files_days", settings_.raw_files_days},
+                          {"nightly_runs_days", settings_.nightly_runs_days},
+                          {"keep_tags", settings_.keep_tags},
+                          {"webhook_deliveries_days", settings_.webhook_deliveries_days},
+                          {"sent_outbox_days", settings_.sent_outbox_days}};
+    return schema::append_audit(db_, "retention", "retention", "pass", detail.dump());
   }
-  return report;
+
+  schema::Database& db_;
+  const RetentionSettings& settings_;
+  const RetentionOptions& options_;
+  RetentionReport report_;
+  bool first_batch_ = true;
+};
+
+}  // namespace
+
+Result<RetentionReport> run_retention(schema::Database& db, const RetentionSettings& settings,
+                                      const RetentionOptions& options) {
+  return RetentionPass(db, settings, options).run();
 }
 
 RetentionTask::RetentionTask(AppContext& app, RetentionSettings settings, std::function<void(const std::string&)> log)

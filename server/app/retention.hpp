@@ -1,5 +1,5 @@
 #pragma once
-// Retention (issue 11, settings [retention], 0 days = keep forever): what is kept and for how long.
+// Retention (settings [retention], 0 days = keep forever): what is kept and for how long.
 //   raw_files_days           the raw bytes of uploaded files (superseded ones too) uploaded longer ago are dropped; the
 //                            parsed rows stay, the file is marked raw-dropped (its JSON says "raw_dropped": true)
 //   nightly_runs_days        runs created longer ago are deleted whole (schema/run_delete.hpp), unless a tag starts

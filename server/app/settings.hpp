@@ -24,7 +24,7 @@ struct GitHubSettings {
   long backoff_cap_ms = 15 * 60 * 1000;             // ... at most this
 };
 
-// Issue 11. Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables
+// Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables
 // (PERFTRIAGE_*) override the file and command-line flags override both.
 
 // Who may do what (server/http/auth.hpp). Tokens live in the database (api_tokens), as salted hashes only.

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "common/strings.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -40,10 +41,9 @@ bool is_secondary_limit(const GitHubResponse& r) {
 // Writes are small and each is its own BEGIN IMMEDIATE transaction.
 template <class F>
 Result<void> in_transaction(schema::Database& db, F&& write) {
-  auto tx = schema::Transaction::begin(db);
-  if (!tx) return std::move(tx).error();
+  PT_ASSIGN(auto tx, schema::Transaction::begin(db));
   PT_TRY(write());
-  return tx->commit();
+  return tx.commit();
 }
 
 std::vector<std::string> string_list(const json& j) {
@@ -52,11 +52,6 @@ std::vector<std::string> string_list(const json& j) {
     for (const auto& s : j)
       if (s.is_string()) out.push_back(s.get<std::string>());
   return out;
-}
-
-std::string lower_ascii(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 std::string str_or(const json& j, const char* key) {
@@ -178,8 +173,7 @@ bool OutboxWorker::run_once() {
     return false;
   }
   auto& db = (*lease)->db();
-  schema::BotStore store(db);
-  auto due = store.next_due(unix_ms());
+  auto due = schema::next_due(db, unix_ms());
   if (!due) {
     std::cerr << "perftriage: outbox: " << due.error().message << "\n";
     return false;
@@ -192,10 +186,10 @@ bool OutboxWorker::run_once() {
   const auto attempts = row.attempts + 1;
   auto written = in_transaction(db, [&]() -> Result<void> {
     switch (outcome.kind) {
-      case Outcome::Kind::sent: return store.mark_sent(row.id, attempts);
+      case Outcome::Kind::sent: return schema::mark_sent(db, row.id, attempts);
       case Outcome::Kind::retry:
-        return store.schedule_retry(row.id, attempts, unix_ms() + outcome.delay_ms, outcome.error);
-      case Outcome::Kind::failed: return store.mark_failed(row.id, attempts, outcome.error);
+        return schema::schedule_retry(db, row.id, attempts, unix_ms() + outcome.delay_ms, outcome.error);
+      case Outcome::Kind::failed: return schema::mark_failed(db, row.id, attempts, outcome.error);
     }
     return {};
   });
@@ -208,107 +202,117 @@ bool OutboxWorker::run_once() {
   return true;
 }
 
+namespace {
+
+// The database could not be read: the action is tried again after a backoff.
+Outcome db_trouble(const Error& e, std::int64_t attempts, const RetryPolicy& policy) {
+  return Outcome{Outcome::Kind::retry, backoff_ms(attempts, policy), false, "database: " + e.message};
+}
+
+// A bookkeeping write after GitHub accepted the action: its failure is logged, the action stays sent.
+void record(schema::Database& db, const std::function<Result<void>()>& write) {
+  if (auto w = in_transaction(db, write); !w) std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+}
+
+}  // namespace
+
+Outcome OutboxWorker::answer(const schema::OutboxRow& row, const GitHubResponse& response) const {
+  return decide(response, row.attempts + 1, unix_ms(), options_.retry);
+}
+
 Outcome OutboxWorker::execute(const schema::OutboxRow& row, schema::Database& db) {
-  schema::BotStore store(db);
-  const auto attempts = row.attempts + 1;
-  const auto& policy = options_.retry;
-  auto answer = [&](const GitHubResponse& r) { return decide(r, attempts, unix_ms(), policy); };
   if (!is_github_repo(row.repo)) {  // rows written before names were validated: never build a URL from them
     return Outcome{Outcome::Kind::failed, 0, false, "'" + row.repo + "' is not a GitHub owner/name"};
   }
-  auto db_trouble = [&](const Error& e) {
-    return Outcome{Outcome::Kind::retry, backoff_ms(attempts, policy), false, "database: " + e.message};
-  };
   switch (row.kind) {
     case OutboxKind::create_label: {
       auto r = mutate([&] {
         return client_.create_label(row.repo, str_or(row.payload, "name"), str_or(row.payload, "color"));
       });
       if (is_already_exists(r)) return {};
-      return answer(r);
+      return answer(row, r);
     }
-    case OutboxKind::add_labels: {
-      // A human may have removed one of these since it was queued: it is not applied again.
-      auto suppressed = store.suppressed_labels(row.repo, row.issue_number);
-      if (!suppressed) return db_trouble(suppressed.error());
-      std::set<std::string> removed;
-      for (const auto& l : *suppressed) removed.insert(lower_ascii(l));
-      std::vector<std::string> labels;
-      for (auto& l : string_list(row.payload.value("labels", json::array())))
-        if (!removed.count(lower_ascii(l))) labels.push_back(std::move(l));
-      if (labels.empty()) return {};
-      auto outcome = answer(mutate([&] { return client_.add_labels(row.repo, row.issue_number, labels); }));
-      if (outcome.kind == Outcome::Kind::sent) {
-        if (auto w = in_transaction(db, [&] { return store.record_bot_labels(row.repo, row.issue_number, labels); });
-            !w)
-          std::cerr << "perftriage: outbox: " << w.error().message << "\n";
-      }
-      return outcome;
+    case OutboxKind::add_labels: return add_labels(row, db);
+    case OutboxKind::upsert_comment: return upsert_comment(row, db);
+    case OutboxKind::upsert_tracking_issue: return upsert_tracking_issue(row, db);
+  }
+  return {Outcome::Kind::failed, 0, false, "unknown action kind"};
+}
+
+Outcome OutboxWorker::add_labels(const schema::OutboxRow& row, schema::Database& db) {
+  // A human may have removed one of these since it was queued: it is not applied again.
+  auto suppressed = schema::suppressed_labels(db, row.repo, row.issue_number);
+  if (!suppressed) return db_trouble(suppressed.error(), row.attempts + 1, options_.retry);
+  std::set<std::string> removed;
+  for (const auto& l : *suppressed) removed.insert(lower(l));
+  std::vector<std::string> labels;
+  for (auto& l : string_list(row.payload.value("labels", json::array())))
+    if (!removed.count(lower(l))) labels.push_back(std::move(l));
+  if (labels.empty()) return {};
+  auto outcome = answer(row, mutate([&] { return client_.add_labels(row.repo, row.issue_number, labels); }));
+  if (outcome.kind == Outcome::Kind::sent) {
+    record(db, [&] { return schema::record_bot_labels(db, row.repo, row.issue_number, labels); });
+  }
+  return outcome;
+}
+
+Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Database& db) {
+  const std::string body = str_or(row.payload, "body");
+  auto known = schema::comment_id(db, row.repo, row.issue_number);
+  if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
+  std::optional<std::int64_t> id = *known;
+  if (!id) {
+    // Our comment may exist without its id stored: a crash between posting and recording it.
+    for (int page = 1; page <= 10 && !id; ++page) {
+      auto r = client_.list_comments(row.repo, row.issue_number, page);
+      if (!r.ok()) return answer(row, r);
+      auto comments = r.json();
+      id = find_marked_comment(comments, analyzers::labeler::kCommentMarker);
+      if (!comments.is_array() || comments.size() < 100) break;
     }
-    case OutboxKind::upsert_comment: {
-      const std::string body = str_or(row.payload, "body");
-      auto known = store.comment_id(row.repo, row.issue_number);
-      if (!known) return db_trouble(known.error());
-      std::optional<std::int64_t> id = *known;
-      if (!id) {
-        // Our comment may exist without its id stored: a crash between posting and recording it.
-        for (int page = 1; page <= 10 && !id; ++page) {
-          auto r = client_.list_comments(row.repo, row.issue_number, page);
-          if (!r.ok()) return answer(r);
-          auto comments = r.json();
-          id = find_marked_comment(comments, analyzers::labeler::kCommentMarker);
-          if (!comments.is_array() || comments.size() < 100) break;
-        }
-      }
-      if (id) {
-        auto r = mutate([&] { return client_.update_comment(row.repo, *id, body); });
-        if (r.status != 404) {  // 404: someone deleted it; post a new one
-          auto outcome = answer(r);
-          if (outcome.kind == Outcome::Kind::sent && *known != id) {
-            if (auto w = in_transaction(db, [&] { return store.set_comment_id(row.repo, row.issue_number, *id); }); !w)
-              std::cerr << "perftriage: outbox: " << w.error().message << "\n";
-          }
-          return outcome;
-        }
-      }
-      auto r = mutate([&] { return client_.create_comment(row.repo, row.issue_number, body); });
-      auto outcome = answer(r);
-      if (outcome.kind == Outcome::Kind::sent) {
-        auto j = r.json();
-        if (j.is_object() && j.contains("id") && j["id"].is_number_integer()) {
-          const auto new_id = j["id"].get<std::int64_t>();
-          if (auto w = in_transaction(db, [&] { return store.set_comment_id(row.repo, row.issue_number, new_id); });
-              !w)
-            std::cerr << "perftriage: outbox: " << w.error().message << "\n";
-        }
-      }
-      return outcome;
-    }
-    case OutboxKind::upsert_tracking_issue: {
-      const std::string fingerprint = str_or(row.payload, "fingerprint");
-      json issue{{"title", str_or(row.payload, "title")}, {"body", str_or(row.payload, "body")}};
-      auto known = store.tracking_issue(fingerprint);
-      if (!known) return db_trouble(known.error());
-      if (*known) {
-        auto r = mutate([&] { return client_.update_issue(row.repo, **known, issue); });
-        if (r.status != 404) return answer(r);
-      }
-      if (row.payload.contains("labels")) issue["labels"] = row.payload["labels"];
-      auto r = mutate([&] { return client_.create_issue(row.repo, issue); });
-      auto outcome = answer(r);
-      if (outcome.kind == Outcome::Kind::sent) {
-        auto j = r.json();
-        if (j.is_object() && j.contains("number") && j["number"].is_number_integer()) {
-          const auto number = j["number"].get<std::int64_t>();
-          if (auto w = in_transaction(db, [&] { return store.set_tracking_issue(fingerprint, row.repo, number); });
-              !w)
-            std::cerr << "perftriage: outbox: " << w.error().message << "\n";
-        }
+  }
+  if (id) {
+    auto r = mutate([&] { return client_.update_comment(row.repo, *id, body); });
+    if (r.status != 404) {  // 404: someone deleted it; post a new one
+      auto outcome = answer(row, r);
+      if (outcome.kind == Outcome::Kind::sent && *known != id) {
+        record(db, [&] { return schema::set_comment_id(db, row.repo, row.issue_number, *id); });
       }
       return outcome;
     }
   }
-  return {Outcome::Kind::failed, 0, false, "unknown action kind"};
+  auto r = mutate([&] { return client_.create_comment(row.repo, row.issue_number, body); });
+  auto outcome = answer(row, r);
+  if (outcome.kind == Outcome::Kind::sent) {
+    auto j = r.json();
+    if (j.is_object() && j.contains("id") && j["id"].is_number_integer()) {
+      const auto new_id = j["id"].get<std::int64_t>();
+      record(db, [&] { return schema::set_comment_id(db, row.repo, row.issue_number, new_id); });
+    }
+  }
+  return outcome;
+}
+
+Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db) {
+  const std::string fingerprint = str_or(row.payload, "fingerprint");
+  json issue{{"title", str_or(row.payload, "title")}, {"body", str_or(row.payload, "body")}};
+  auto known = schema::tracking_issue(db, fingerprint);
+  if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
+  if (*known) {
+    auto r = mutate([&] { return client_.update_issue(row.repo, **known, issue); });
+    if (r.status != 404) return answer(row, r);
+  }
+  if (row.payload.contains("labels")) issue["labels"] = row.payload["labels"];
+  auto r = mutate([&] { return client_.create_issue(row.repo, issue); });
+  auto outcome = answer(row, r);
+  if (outcome.kind == Outcome::Kind::sent) {
+    auto j = r.json();
+    if (j.is_object() && j.contains("number") && j["number"].is_number_integer()) {
+      const auto number = j["number"].get<std::int64_t>();
+      record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, number); });
+    }
+  }
+  return outcome;
 }
 
 }  // namespace perftriage::server

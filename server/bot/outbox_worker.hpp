@@ -66,6 +66,12 @@ class OutboxWorker {
   bool sleep_for(std::int64_t ms);  // false when stopping
   GitHubResponse mutate(const std::function<GitHubResponse()>& call);
   Outcome execute(const schema::OutboxRow& row, schema::Database& db);
+  // One per action kind; execute() has checked the repository name.
+  Outcome add_labels(const schema::OutboxRow& row, schema::Database& db);
+  Outcome upsert_comment(const schema::OutboxRow& row, schema::Database& db);
+  Outcome upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db);
+  // GitHub's answer to an attempt of `row`, as an outcome (sent, retry after a backoff, failed).
+  Outcome answer(const schema::OutboxRow& row, const GitHubResponse& response) const;
 
   AppContext& app_;
   WorkerOptions options_;

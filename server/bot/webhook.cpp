@@ -7,24 +7,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.hpp"
+
 namespace perftriage::server::webhook {
 namespace {
 
 using nlohmann::json;
 namespace lb = analyzers::labeler;
-
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 std::string str_at(const json& j, const char* key) {
   if (!j.is_object()) return {};
@@ -59,7 +48,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
 bool verify_signature(std::string_view secret, std::string_view body, std::string_view header) {
   constexpr std::string_view kPrefix = "sha256=";
   if (secret.empty() || header.substr(0, kPrefix.size()) != kPrefix) return false;
-  const std::string given = lower_ascii(header.substr(kPrefix.size()));
+  const std::string given = lower(header.substr(kPrefix.size()));
   const std::string expected = hmac_sha256_hex(secret, body);
   if (given.size() != expected.size()) return false;  // the length is public (64), only the content is secret
   return CRYPTO_memcmp(given.data(), expected.data(), expected.size()) == 0;
@@ -108,7 +97,7 @@ bool has_label_command(std::string_view comment) {
 
 Disposition classify(const Event& e, std::string_view bot_login) {
   if (e.name == "ping") return Disposition::ping;
-  if (!bot_login.empty() && lower_ascii(e.sender) == lower_ascii(bot_login)) return Disposition::ignored_self;
+  if (!bot_login.empty() && lower(e.sender) == lower(bot_login)) return Disposition::ignored_self;
   if (e.name == "issues") {
     if (e.action == "opened" || e.action == "edited" || e.action == "reopened") return Disposition::label;
     if (e.action == "labeled" && !e.label.empty()) return Disposition::record_labeled;
@@ -148,13 +137,13 @@ std::vector<schema::NewAction> plan_label_actions(const Event& e, const lb::Labe
                                                   std::string comment) {
   std::set<std::string> present, removed;
   for (const auto& l : e.labels) {
-    present.insert(lower_ascii(l));
-    if (auto c = taxonomy.canonical_label(l)) present.insert(lower_ascii(*c));
+    present.insert(lower(l));
+    if (auto c = taxonomy.canonical_label(l)) present.insert(lower(*c));
   }
-  for (const auto& l : suppressed) removed.insert(lower_ascii(l));
+  for (const auto& l : suppressed) removed.insert(lower(l));
   std::vector<std::string> to_add;
   for (const auto& l : result.labels) {
-    const auto key = lower_ascii(l);
+    const auto key = lower(l);
     if (present.count(key) || removed.count(key)) continue;
     if (std::find(to_add.begin(), to_add.end(), l) == to_add.end()) to_add.push_back(l);
   }

@@ -7,24 +7,17 @@
 #include <filesystem>
 #include <ostream>
 
+#include "server/app/config.hpp"
+
 namespace perftriage::cli {
 
-Result<schema::Store> open_store(const std::string& path) {
-  if (path != ":memory:") {
-    const auto parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) {
-      return make_error(ErrorKind::internal, "db_dir", "cannot create " + parent.string() + ": " + ec.message());
-    }
-  }
-  return schema::Store::open(path);
-}
-
-std::string cli_actor() {
-  if (const char* user = std::getenv("USER"); user && *user) return std::string("cli:") + user;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) return std::string("cli:") + pw->pw_name;
-  return "cli:uid" + std::to_string(::getuid());
+void Command::on_run(std::function<Action()> make) const {
+  CLI::App* self = app;
+  Action* into = chosen;
+  app->callback([self, into, make = std::move(make)] {
+    if (!self->get_subcommands().empty()) return;  // a subcommand of this command was given: its action runs
+    *into = make();
+  });
 }
 
 void print_error(std::ostream& err, const Error& e) {
@@ -38,11 +31,93 @@ void print_error(std::ostream& err, const Error& e) {
   err << e.message << " (" << e.code << ")\n";
 }
 
-std::optional<std::string> table_format(const ParsedArgs& args, std::ostream& err) {
-  std::string format = args.has("json") ? "json" : args.get_or("format", "md");
-  if (format == "md" || format == "csv" || format == "json") return format;
-  err << "perftriage: --format must be md, csv or json\n";
-  return std::nullopt;
+int exit_code(const Result<int>& result, std::ostream& err) {
+  if (result) return *result;
+  print_error(err, result.error());
+  return 1;
+}
+
+void usage_error(const std::string& option, const std::string& message) {
+  if (option.empty()) throw CLI::ValidationError(message);
+  throw CLI::ValidationError(option.rfind("-", 0) == 0 ? option : "--" + option, message);
+}
+
+CLI::Option* add_db_option(CLI::App& app, std::string& db) {
+  db = server::config::default_db_path(server::config::process_environment());
+  return app.add_option("--db", db, "the database file (default: $PERFTRIAGE_DB, else var/perftriage.sqlite)")
+      ->type_name("PATH")
+      ->capture_default_str();
+}
+
+void add_format_options(CLI::App& app, std::string& format, bool& json, const std::string& fallback,
+                        const std::vector<std::string>& offered) {
+  format = fallback;
+  std::string names;
+  for (const auto& f : offered) names += (names.empty() ? "" : "|") + f;
+  app.add_option("--format", format, "the output format: " + names)
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember(offered))
+      ->capture_default_str();
+  app.add_flag("--json", json, "the same as --format json");
+}
+
+server::Format chosen_format(const std::string& format, bool json) {
+  // --format was checked against the offered names by CLI11; the dispatch shared with the routes decodes it.
+  auto parsed = server::parse_format(json ? "json" : format, server::Format::md,
+                                     {server::Format::json, server::Format::md, server::Format::csv,
+                                      server::Format::text});
+  return parsed ? *parsed : server::Format::md;
+}
+
+CLI::Option* add_threshold_option(CLI::App& app, double& threshold, const std::string& what) {
+  threshold = 1.0;
+  return app.add_option("--threshold", threshold, what)
+      ->type_name("X")
+      ->check(CLI::PositiveNumber.description(""))
+      ->capture_default_str();
+}
+
+Result<schema::Store> open_store(const std::string& path) {
+  if (path != ":memory:") {
+    const auto parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      return make_error(ErrorKind::internal, "db_dir", "cannot create " + parent.string() + ": " + ec.message());
+    }
+  }
+  return schema::Store::open(path);
+}
+
+Result<schema::Store> open_existing_store(const std::string& path) {
+  std::error_code ec;
+  if (path != ":memory:" && !std::filesystem::is_regular_file(path, ec)) {
+    return make_error(ErrorKind::not_found, "no_database",
+                      "no database at " + path +
+                          " (give --db PATH or set PERFTRIAGE_DB; `perftriage ingest` or `serve` creates one)");
+  }
+  return schema::Store::open(path);
+}
+
+std::string cli_actor() {
+  if (const char* user = std::getenv("USER"); user && *user) return std::string("cli:") + user;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) return std::string("cli:") + pw->pw_name;
+  return "cli:uid" + std::to_string(::getuid());
+}
+
+void refuse_options_as_values(CLI::App& app) {
+  const CLI::Validator not_an_option(
+      [](std::string& value) -> std::string {
+        const bool option = value.size() > 1 && value[0] == '-' && (value[1] == '-' || std::isalpha(value[1]));
+        return option ? "needs a value, got the option " + value : std::string();
+      },
+      "", "");
+  for (CLI::Option* opt : app.get_options()) {
+    if (!opt->nonpositional() || opt->get_type_size_max() == 0) continue;
+    opt->check(not_an_option);
+    if (opt->get_expected_max() > 1) opt->allow_extra_args(false);
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_options_as_values(*sub);
 }
 
 }  // namespace perftriage::cli

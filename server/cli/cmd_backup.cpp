@@ -7,15 +7,14 @@
 //     open, and refuses an existing target unless --force; copies FILE into DB.tmp, removes stale DB-wal / DB-shm,
 //     renames it over DB, migrates it and writes an audit_log row ("restore", actor cli:$USER).
 // See schema/backup.hpp and docs/data-safety.md.
+#include <memory>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "schema/backup.hpp"
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
+#include "server/app/tables.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http/http_types.hpp"
 
 namespace perftriage::cli {
 
@@ -29,66 +28,59 @@ nlohmann::json info_json(const schema::DatabaseInfo& i) {
           {"integrity_check", i.integrity}};
 }
 
-}  // namespace
+struct BackupOptions {
+  std::string db, file;
+  bool json = false, force = false;
+};
 
-int cmd_backup(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "to"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  const auto to = args->get("to");
-  if (!to || !args->positionals.empty()) {
-    err << "usage: perftriage backup [--db PATH] --to FILE [--json]\n";
-    return 2;
-  }
-  auto info = schema::backup_database(args->get_or("db", kDefaultDb), *to);
-  if (!info) {
-    print_error(err, info.error());
-    return 1;
-  }
-  if (args->has("json")) {
-    out << server::dump_json(info_json(*info)) << "\n";
+Result<int> backup(const BackupOptions& o, Io io) {
+  PT_ASSIGN(const auto info, schema::backup_database(o.db, o.file));
+  if (o.json) {
+    io.out << server::rendered_json(info_json(info)).body;
   } else {
-    out << "backup: " << info->path << ": " << info->bytes << " bytes, schema version " << info->schema_version
-        << ", " << info->runs << " runs, integrity_check " << info->integrity << "\n";
+    io.out << "backup: " << info.path << ": " << info.bytes << " bytes, schema version " << info.schema_version
+           << ", " << info.runs << " runs, integrity_check " << info.integrity << "\n";
   }
   return 0;
 }
 
-int cmd_restore(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "from"}, {"force", "json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  const auto from = args->get("from");
-  if (!from || !args->positionals.empty()) {
-    err << "usage: perftriage restore --from FILE [--db PATH] [--force] [--json]\n";
-    return 2;
-  }
-  const std::string target = args->get_or("db", kDefaultDb);
+Result<int> restore(const BackupOptions& o, Io io) {
   schema::RestoreOptions options;
-  options.force = args->has("force");
+  options.force = o.force;
   options.actor = cli_actor();
-  auto restored = schema::restore_database(*from, target, options);
-  if (!restored) {
-    print_error(err, restored.error());
-    return 1;
-  }
-  if (args->has("json")) {
-    out << server::dump_json({{"db", target},
-                              {"from", info_json(restored->backup)},
-                              {"replaced", restored->replaced},
-                              {"schema_version", restored->schema_version_after},
-                              {"runs", restored->runs}})
-        << "\n";
+  PT_ASSIGN(const auto restored, schema::restore_database(o.file, o.db, options));
+  if (o.json) {
+    io.out << server::rendered_json({{"db", o.db},
+                                     {"from", info_json(restored.backup)},
+                                     {"replaced", restored.replaced},
+                                     {"schema_version", restored.schema_version_after},
+                                     {"runs", restored.runs}})
+                  .body;
   } else {
-    out << "restore: " << target << (restored->replaced ? " replaced" : " created") << " from " << *from
-        << " (schema version " << restored->backup.schema_version << " -> " << restored->schema_version_after
-        << ", " << restored->runs << " runs, integrity_check ok)\n";
+    io.out << "restore: " << o.db << (restored.replaced ? " replaced" : " created") << " from " << o.file
+           << " (schema version " << restored.backup.schema_version << " -> " << restored.schema_version_after
+           << ", " << restored.runs << " runs, integrity_check ok)\n";
   }
   return 0;
+}
+
+}  // namespace
+
+void add_backup(const Command& cmd) {
+  auto o = std::make_shared<BackupOptions>();
+  add_db_option(*cmd.app, o->db);
+  cmd.app->add_option("--to", o->file, "the copy to write (FILE.tmp first, renamed once checked)")->required();
+  cmd.app->add_flag("--json", o->json, "print the copy's details as JSON");
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return backup(*o, io); }; });
+}
+
+void add_restore(const Command& cmd) {
+  auto o = std::make_shared<BackupOptions>();
+  add_db_option(*cmd.app, o->db);
+  cmd.app->add_option("--from", o->file, "the backup to put in place of the database")->required();
+  cmd.app->add_flag("--force", o->force, "replace an existing database");
+  cmd.app->add_flag("--json", o->json, "print what was restored as JSON");
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return restore(*o, io); }; });
 }
 
 }  // namespace perftriage::cli

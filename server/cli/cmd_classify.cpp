@@ -1,4 +1,5 @@
 // perftriage classify [--json] FILE...  |  perftriage classify --base A --target B [--json]
+// No database: each file is classified on its own (analyzers/trace/classify.hpp).
 #include <ostream>
 #include <string>
 
@@ -6,7 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/trace/classify.hpp"
-#include "server/cli/args.hpp"
+#include <memory>
+
 #include "server/cli/commands.hpp"
 
 namespace perftriage::cli {
@@ -15,8 +17,10 @@ namespace {
 
 namespace tr = perftriage::analyzers::trace;
 
-void print_error(std::ostream& err, const Error& e, const std::string& path) {
+// A refused file, in classify's own words (the other files go on): exit code 1.
+int print_refusal(std::ostream& err, const Error& e, const std::string& path) {
   err << "classify: " << (e.file.empty() ? path : e.file) << ": refused (" << e.code << "): " << e.message << "\n";
+  return 1;
 }
 
 void print_text(std::ostream& out, const nlohmann::json& r) {
@@ -50,83 +54,72 @@ void print_diff_text(std::ostream& out, const nlohmann::json& d) {
   }
 }
 
-}  // namespace
+struct ClassifyOptions {
+  std::string base, target;
+  std::vector<std::string> files;
+  bool json = false;
+};
 
-int cmd_classify(const Args& args, std::ostream& out, std::ostream& err) {
-  auto parsed = parse_args(args, {"base", "target"}, {"json", "help"});
-  if (!parsed) {
-    err << "classify: " << parsed.error().message << "\n";
-    return 2;
-  }
-  const ParsedArgs& a = *parsed;
-  if (a.has("help")) {
-    out << "usage: perftriage classify [--json] FILE...\n"
-           "       perftriage classify --base A --target B [--json]\n";
-    return 0;
-  }
-  const bool json = a.has("json");
+Result<int> classify_diff(const ClassifyOptions& o, Io io) {
   const tr::ClassifyOptions options;
-
-  if (a.has("base") || a.has("target")) {
-    const auto base_path = a.get("base");
-    const auto target_path = a.get("target");
-    if (!base_path || !target_path || !a.positionals.empty()) {
-      err << "classify: --base and --target go together, without other files\n";
-      return 2;
-    }
-    auto base = tr::classify_file(*base_path, options);
-    if (!base) {
-      print_error(err, base.error(), *base_path);
-      return 1;
-    }
-    auto target = tr::classify_file(*target_path, options);
-    if (!target) {
-      print_error(err, target.error(), *target_path);
-      return 1;
-    }
-    auto d = tr::diff(*base, *target);
-    if (!d) {
-      print_error(err, d.error(), *base_path);
-      return 1;
-    }
-    if (json) {
-      nlohmann::json o = *d;
-      o["base_result"] = *base;
-      o["target_result"] = *target;
-      out << o.dump(2) << "\n";
-    } else {
-      print_diff_text(out, *d);
-    }
-    return 0;
+  auto base = tr::classify_file(o.base, options);
+  if (!base) return print_refusal(io.err, base.error(), o.base);
+  auto target = tr::classify_file(o.target, options);
+  if (!target) return print_refusal(io.err, target.error(), o.target);
+  auto d = tr::diff(*base, *target);
+  if (!d) return print_refusal(io.err, d.error(), o.base);
+  if (o.json) {
+    nlohmann::json out = *d;
+    out["base_result"] = *base;
+    out["target_result"] = *target;
+    io.out << out.dump(2) << "\n";
+  } else {
+    print_diff_text(io.out, *d);
   }
+  return 0;
+}
 
-  if (a.positionals.empty()) {
-    err << "usage: perftriage classify [--json] FILE...  |  classify --base A --target B\n";
-    return 2;
-  }
+// Every file, even after one is refused (exit 1 then); one JSON document for one file, an array for several.
+Result<int> classify_files(const ClassifyOptions& o, Io io) {
+  const tr::ClassifyOptions options;
   int rc = 0;
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& path : a.positionals) {
+  for (const auto& path : o.files) {
     auto r = tr::classify_file(path, options);
     if (!r) {
-      print_error(err, r.error(), path);
-      rc = 1;
+      rc = print_refusal(io.err, r.error(), path);
       continue;
     }
-    if (json) {
+    if (o.json) {
       all.push_back(std::move(*r));
     } else {
-      print_text(out, *r);
+      print_text(io.out, *r);
     }
   }
-  if (json) {
-    if (a.positionals.size() == 1) {
-      if (!all.empty()) out << all[0].dump(2) << "\n";
-    } else {
-      out << all.dump(2) << "\n";
-    }
-  }
+  if (o.json && o.files.size() == 1 && !all.empty()) io.out << all[0].dump(2) << "\n";
+  if (o.json && o.files.size() > 1) io.out << all.dump(2) << "\n";
   return rc;
+}
+
+}  // namespace
+
+void add_classify(const Command& cmd) {
+  auto o = std::make_shared<ClassifyOptions>();
+  CLI::App& app = *cmd.app;
+  app.add_option("files", o->files, "traces (Kineto JSON, .gz), compile logs, tlparse output");
+  app.add_option("--base", o->base, "with --target: compare the classifications of two files");
+  app.add_option("--target", o->target, "with --base");
+  app.add_flag("--json", o->json, "as JSON");
+  cmd.on_run([o, io = cmd.io]() -> Action {
+    if (!o->base.empty() || !o->target.empty()) {
+      if (o->base.empty() || o->target.empty() || !o->files.empty()) {
+        usage_error("base", "--base and --target go together, without other files");
+      }
+      return [o, io] { return classify_diff(*o, io); };
+    }
+    if (o->files.empty()) usage_error("", "give FILE... or --base A --target B");
+    return [o, io] { return classify_files(*o, io); };
+  });
 }
 
 }  // namespace perftriage::cli

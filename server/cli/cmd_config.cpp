@@ -1,65 +1,47 @@
 // `perftriage config check FILE...`, `config show [--config FILE] [--json] [serve's flags]`, `config keys`.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "server/cli/cli_common.hpp"
-#include "server/cli/commands.hpp"
 #include "server/app/config.hpp"
+#include "server/cli/commands.hpp"
+#include "server/cli/settings_flags.hpp"
 
 namespace perftriage::cli {
 namespace {
 
-constexpr const char* kConfigUsage =
-    "usage: perftriage config check FILE...       every error of each file as FILE:LINE:COL: message\n"
-    "       perftriage config show [--config FILE] [--json] [serve's flags]\n"
-    "                                             the effective settings (file < environment < flags), secrets "
-    "masked\n"
-    "       perftriage config keys                every key: section, key, environment variable, flag, default\n";
+namespace config = server::config;
 
 // Each file on its own against the defaults: the syntax, the sections and keys, the types and ranges. The secret
 // files are not read (they may exist only under systemd's LoadCredential=); `serve` reads them and refuses to start
 // when it cannot.
-int check(const Args& files, std::ostream& out, std::ostream& err) {
-  if (files.empty()) {
-    err << kConfigUsage;
-    return 2;
-  }
+Result<int> check(const std::vector<std::string>& files, Io io) {
   int rc = 0;
   for (const auto& file : files) {
     server::Settings settings;
-    const auto errors = server::config::apply_file(file, settings);
+    const auto errors = config::apply_file(file, settings);
     if (errors.empty()) {
-      out << "ok: " << file << "\n";
+      io.out << "ok: " << file << "\n";
       continue;
     }
-    for (const auto& e : errors) err << server::config::to_string(e) << "\n";
-    err << file << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s") << "\n";
+    for (const auto& e : errors) io.err << config::to_string(e) << "\n";
+    io.err << file << ": " << errors.size() << " error" << (errors.size() == 1 ? "" : "s") << "\n";
     rc = 1;
   }
   return rc;
 }
 
-int show(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = server::config::parse_command_line(argv, {}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  if (!args->positionals.empty()) {
-    err << kConfigUsage;
-    return 2;
-  }
-  const auto env = server::config::process_environment();
-  auto resolved = server::config::resolve_settings(*args, env, /*read_secrets=*/false);
+Result<int> show(const SettingsFlags& flags, bool json, Io io) {
+  const auto env = config::process_environment();
+  auto resolved = config::resolve_settings(to_overrides(flags), env, /*read_secrets=*/false);
   if (!resolved.errors.empty()) {
-    for (const auto& e : resolved.errors) err << "perftriage: " << server::config::to_string(e) << "\n";
+    for (const auto& e : resolved.errors) io.err << "perftriage: " << config::to_string(e) << "\n";
     return 2;
   }
   // The secret files as `serve` would read them. Outside the service (no CREDENTIALS_DIRECTORY, another user) they
   // may be unreadable: say so, and still show the rest.
-  const auto secret_errors = server::config::load_secrets(resolved.settings, env);
-  for (const auto& e : secret_errors) {
-    err << "perftriage: warning: " << server::config::to_string(e) << " (`serve` would not start)\n";
+  for (const auto& e : config::load_secrets(resolved.settings, env)) {
+    io.err << "perftriage: warning: " << config::to_string(e) << " (`serve` would not start)\n";
   }
   if (!resolved.settings.github.token_file.empty() && !resolved.settings.github.token.empty()) {
     resolved.sources["github.token"] = "token_file";
@@ -67,31 +49,42 @@ int show(const Args& argv, std::ostream& out, std::ostream& err) {
   if (!resolved.settings.github.webhook_secret_file.empty() && !resolved.settings.github.webhook_secret.empty()) {
     resolved.sources["github.webhook_secret"] = "webhook_secret_file";
   }
-  if (args->has("json")) {
-    out << server::config::effective_settings(resolved.settings).dump(2) << "\n";
+  if (json) {
+    io.out << config::effective_settings(resolved.settings).dump(2) << "\n";
   } else {
-    out << server::config::effective_toml(resolved.settings, resolved.sources);
+    io.out << config::effective_toml(resolved.settings, resolved.sources);
   }
   return 0;
 }
 
 }  // namespace
 
-int cmd_config(const Args& args, std::ostream& out, std::ostream& err) {
-  const std::string sub = args.empty() ? "" : args.front();
-  const Args rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (sub == "check") return check(rest, out, err);
-  if (sub == "show") return show(rest, out, err);
-  if (sub == "keys" && rest.empty()) {
-    out << server::config::keys_markdown();
-    return 0;
-  }
-  if (sub == "--help" || sub == "-h" || sub == "help") {
-    out << kConfigUsage;
-    return 0;
-  }
-  err << kConfigUsage;
-  return 2;
+void add_config(const Command& cmd) {
+  cmd.app->require_subcommand(1);
+  auto files = std::make_shared<std::vector<std::string>>();
+  const Command check_cmd{cmd.app->add_subcommand("check", "every error of each file as FILE:LINE:COL: message"),
+                          cmd.io, cmd.chosen};
+  check_cmd.app->add_option("files", *files, "TOML config files")->required();
+  check_cmd.on_run([files, io = cmd.io] { return [files, io] { return check(*files, io); }; });
+
+  auto flags = std::make_shared<SettingsFlags>();
+  auto json = std::make_shared<bool>(false);
+  const Command show_cmd{cmd.app->add_subcommand("show", "the effective settings (file < environment < flags), "
+                                                         "secrets masked"),
+                         cmd.io, cmd.chosen};
+  show_cmd.app->add_flag("--json", *json, "as JSON instead of TOML");
+  add_settings_flags(*show_cmd.app, *flags);
+  show_cmd.on_run([flags, json, io = cmd.io] { return [flags, json, io] { return show(*flags, *json, io); }; });
+
+  const Command keys_cmd{cmd.app->add_subcommand("keys", "every key: section, key, environment variable, flag, "
+                                                         "default (the table of docs/config.md)"),
+                         cmd.io, cmd.chosen};
+  keys_cmd.on_run([io = cmd.io] {
+    return [io]() -> Result<int> {
+      io.out << config::keys_markdown();
+      return 0;
+    };
+  });
 }
 
 }  // namespace perftriage::cli

@@ -1,21 +1,44 @@
-// perftriage ingest: CSV files, directory trees and archives, one transaction for the lot.
+// perftriage ingest --platform P [--run KEY] [...] PATH...: CSV files, directory trees and archives, one transaction
+// for the lot (server/app/ingest_service.hpp): every file is stored, or, when one is refused, none. Then every bad
+// file is reported, not only the first: each is checked on its own against an empty in-memory database.
+//
+// Stored paths: a file named on the command line is stored under its lexically normal path relative to the current
+// directory (x.csv, ./x.csv and $PWD/x.csv are one file; outside the current directory the absolute path); a file
+// found under a directory is named relative to it, so that the layout (huggingface/bfloat16/inference/...) is what
+// gets stored and parsed. Explicit axes (--suite, --dtype, --mode, ...) label the result files; the reference files
+// found in a directory keep their own.
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
-#include "server/cli/commands.hpp"
-#include "server/http/http_types.hpp"
+#include "ingest/benchmark_csv.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
+#include "server/app/tables.hpp"
+#include "server/cli/commands.hpp"
 
 namespace perftriage::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct IngestOptions {
+  std::string db, platform, run, device, torch_version, commit, created_at, suite, dtype, mode, kind, config, meta;
+  std::vector<std::string> tags, env, paths;
+  double threshold = 1.0;
+  bool json = false, replace = false;
+};
+
+// Trees of more files than this show their progress on a terminal.
+constexpr std::size_t kProgressFiles = 20;
 
 bool wanted_in_tree(const fs::path& p) {
   std::string name = p.filename().string();
@@ -34,33 +57,47 @@ Result<std::string> read_file(const fs::path& p) {
   return s.str();
 }
 
-// A file keeps the path it was given; files found under a directory are named relative to it,
-// so that the layout (huggingface/bfloat16/inference/...) is what gets stored and parsed.
-Result<std::vector<ingest::InputFile>> collect_inputs(const std::vector<std::string>& paths) {
-  std::vector<ingest::InputFile> out;
+// x.csv, ./x.csv and $PWD/x.csv -> "x.csv"; a path outside the current directory -> its absolute normal form.
+std::string stored_path(const fs::path& given) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  const fs::path absolute = (given.is_absolute() ? given : cwd / given).lexically_normal();
+  const fs::path relative = absolute.lexically_relative(cwd);
+  if (!ec && !relative.empty() && *relative.begin() != "..") return relative.generic_string();
+  return absolute.generic_string();
+}
+
+// What a tree or a file contributes: its path on disk and the path it is stored under.
+struct Found {
+  fs::path disk;
+  std::string stored;
+  bool in_directory = false;
+};
+
+Result<std::vector<Found>> find_inputs(const std::vector<std::string>& paths) {
+  std::vector<Found> out;
+  std::set<std::string> seen;
+  auto add = [&](Found f) {
+    if (seen.insert(f.stored).second) out.push_back(std::move(f));  // the same file named twice is one file
+  };
   for (const auto& arg : paths) {
     std::error_code ec;
-    const fs::path p(arg);
-    if (fs::is_directory(p, ec)) {
+    fs::path root = fs::path(arg).lexically_normal();
+    if (root.filename().empty() && root.has_parent_path()) root = root.parent_path();  // "dir/" -> "dir"
+    if (fs::is_directory(root, ec)) {
       std::vector<fs::path> found;
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+      for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
            it.increment(ec)) {
         if (it->is_regular_file() && wanted_in_tree(it->path())) found.push_back(it->path());
       }
       if (ec) return make_error(ErrorKind::invalid_input, "unreadable", "cannot walk directory: " + ec.message(), arg);
-      std::sort(found.begin(), found.end());
       if (found.empty()) {
         return make_error(ErrorKind::invalid_input, "no_csv", "directory holds no .csv file or archive", arg);
       }
-      for (const auto& f : found) {
-        auto bytes = read_file(f);
-        if (!bytes) return std::move(bytes).error();
-        out.push_back({fs::relative(f, p).generic_string(), std::move(*bytes)});
-      }
-    } else if (fs::exists(p, ec)) {
-      auto bytes = read_file(p);
-      if (!bytes) return std::move(bytes).error();
-      out.push_back({arg, std::move(*bytes)});
+      std::sort(found.begin(), found.end());
+      for (const auto& f : found) add({f, f.lexically_normal().lexically_relative(root).generic_string(), true});
+    } else if (fs::exists(root, ec)) {
+      add({root, stored_path(root), false});
     } else {
       return make_error(ErrorKind::invalid_input, "no_such_file", "no such file or directory", arg);
     }
@@ -68,83 +105,171 @@ Result<std::vector<ingest::InputFile>> collect_inputs(const std::vector<std::str
   return out;
 }
 
-}  // namespace
-
-int cmd_ingest(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv,
-                         {"db", "platform", "run", "device", "torch-version", "commit", "created-at", "suite", "dtype",
-                          "mode", "kind", "config", "tag", "env", "threshold", "meta"},
-                         {"json", "replace"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  if (args->positionals.empty()) {
-    err << "usage: perftriage ingest --platform P [--run KEY] ... PATH...\n";
-    return 2;
-  }
-  server::UploadMeta meta;
-  meta.run = args->get_or("run", "");
-  meta.platform = args->get_or("platform", "");
-  meta.device = args->get_or("device", "");
-  meta.torch_version = args->get_or("torch-version", "");
-  meta.commit = args->get_or("commit", "");
-  meta.created_at = args->get_or("created-at", "");
-  meta.axes = {args->get_or("suite", ""), args->get_or("dtype", ""), args->get_or("mode", ""),
-               args->get_or("kind", ""),  args->get_or("device", ""), args->get_or("config", "")};
-  meta.tags = args->all("tag");
-  meta.replace = args->has("replace");
-  nlohmann::json env = nlohmann::json::object();
-  for (const auto& kv : args->all("env")) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      err << "perftriage: --env takes KEY=VALUE, got '" << kv << "'\n";
-      return 2;
+// Reads every file, showing "reading files: i/n" on a terminal for trees of many files.
+Result<std::vector<ingest::InputFile>> read_inputs(const std::vector<Found>& found, bool progress, Io io) {
+  std::vector<ingest::InputFile> out;
+  out.reserve(found.size());
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    PT_ASSIGN(auto bytes, read_file(found[i].disk));
+    out.push_back({found[i].stored, std::move(bytes)});
+    if (progress && (i + 1 == found.size() || i % 10 == 0)) {
+      io.out << "\rperftriage: reading files: " << i + 1 << "/" << found.size() << std::flush;
     }
-    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (progress) io.out << "\rperftriage: parsing and storing " << found.size() << " files...\n" << std::flush;
+  return out;
+}
+
+// The reference files found in a directory keep their own axes: the explicit ones label the result files.
+std::set<std::string> own_axes(const std::vector<Found>& found, const std::vector<ingest::InputFile>& files) {
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (found[i].in_directory && ingest::sniff_csv(files[i].data()) == ingest::CsvFlavor::reference) {
+      out.insert(files[i].path);
+    }
+  }
+  return out;
+}
+
+// After a refused upload: each other file on its own against an empty in-memory database, so that every bad file is
+// reported (in upload order, the first refusal first). Nothing of the upload was stored.
+std::vector<Error> every_error(const server::UploadMeta& meta, const std::vector<std::string>& paths,
+                               const Error& first) {
+  std::vector<Error> out{first};
+  if (first.file.empty()) return out;  // not about a file (a missing platform, a database error)
+  auto found = find_inputs(paths);
+  auto scratch = schema::Store::open(":memory:");
+  if (!found || found->size() < 2 || !scratch) return out;
+  server::UploadMeta alone = meta;
+  alone.run = "check";
+  alone.replace = true;
+  for (const auto& f : *found) {
+    if (f.stored == first.file) continue;
+    auto bytes = read_file(f.disk);
+    if (!bytes) {
+      out.push_back(bytes.error());
+      continue;
+    }
+    auto checked = server::ingest_files(*scratch, alone, {{f.stored, std::move(*bytes)}});
+    if (!checked && !checked.error().file.empty()) out.push_back(checked.error());
+  }
+  return out;
+}
+
+Result<server::UploadMeta> upload_meta(const IngestOptions& o) {
+  server::UploadMeta meta;
+  meta.run = o.run;
+  meta.platform = o.platform;
+  meta.device = o.device;
+  meta.torch_version = o.torch_version;
+  meta.commit = o.commit;
+  meta.created_at = o.created_at;
+  meta.axes = {o.suite, o.dtype, o.mode, o.kind, o.device, o.config};
+  meta.tags = o.tags;
+  meta.replace = o.replace;
+  json env = json::object();
+  for (const auto& kv : o.env) {
+    const auto eq = kv.find('=');
+    env[kv.substr(0, eq)] = kv.substr(eq + 1);  // checked by the option's validator: KEY=VALUE
   }
   meta.environment_json = env.dump();
-  const bool json = args->has("json");
+  if (!o.meta.empty()) PT_TRY(server::merge_meta_json(meta, o.meta));
+  meta.threshold = o.threshold;
+  return meta;
+}
 
-  auto report_failure = [&](const Error& e) {
-    if (json) {
-      out << server::dump_json({{"run", meta.run.empty() ? nlohmann::json() : nlohmann::json(meta.run)},
-                                {"files", nlohmann::json::array()},
-                                {"errors", nlohmann::json::array({server::to_json(e)})}})
-          << "\n";
-    }
-    print_error(err, e);
-    return 1;
-  };
-
-  if (auto meta_json = args->get("meta")) {
-    if (auto r = server::merge_meta_json(meta, *meta_json); !r) return report_failure(r.error());
+void print_summary(const server::IngestSummary& summary, Io io) {
+  std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0;
+  std::map<std::string, int> by_status;
+  io.out << "run " << summary.run << "\n";
+  for (const auto& f : summary.files) {
+    io.out << "  " << f.status << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode << " "
+           << f.kind << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed
+           << ", accuracy_failed " << f.accuracy_failed;
+    if (f.duplicates_dropped) io.out << ", duplicates dropped " << f.duplicates_dropped;
+    if (f.expectations) io.out << ", expectations " << f.expectations;
+    io.out << "\n";
+    rows += f.rows;
+    slow += f.slow;
+    failed += f.failed;
+    accuracy_failed += f.accuracy_failed;
+    ++by_status[f.status];
   }
-  auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
-  if (!threshold) return report_failure(threshold.error());
-  meta.threshold = *threshold;
+  std::string statuses;
+  for (const auto& [status, n] : by_status) statuses += ", " + std::to_string(n) + " " + status;
+  io.out << "total: 1 run, " << summary.files.size() << " file" << (summary.files.size() == 1 ? "" : "s")
+         << statuses << "; " << rows << " rows, " << slow << " slow, " << failed << " failed, " << accuracy_failed
+         << " accuracy_failed\n";
+}
 
-  auto inputs = collect_inputs(args->positionals);
-  if (!inputs) return report_failure(inputs.error());
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) return report_failure(store.error());
-  auto summary = server::ingest_files(*store, meta, std::move(*inputs));
-  if (!summary) return report_failure(summary.error());
+Result<server::IngestSummary> ingest(const IngestOptions& o, const server::UploadMeta& meta_in, Io io) {
+  server::UploadMeta meta = meta_in;
+  PT_ASSIGN(const auto found, find_inputs(o.paths));
+  const bool progress = !o.json && found.size() > kProgressFiles && &io.out == &std::cout && ::isatty(STDOUT_FILENO);
+  PT_ASSIGN(auto files, read_inputs(found, progress, io));
+  meta.own_axes = own_axes(found, files);
+  PT_ASSIGN(auto store, open_store(o.db));
+  return server::ingest_files(store, meta, std::move(files));
+}
 
-  if (json) {
-    out << server::dump_json(server::to_json(*summary)) << "\n";
+Result<int> run_ingest(const IngestOptions& o, Io io) {
+  auto meta = upload_meta(o);
+  auto summary = meta ? ingest(o, *meta, io) : Result<server::IngestSummary>(meta.error());
+  if (summary) {
+    if (o.json) {
+      io.out << server::rendered_json(server::to_json(*summary)).body;
+    } else {
+      print_summary(*summary, io);
+    }
     return 0;
   }
-  out << "run " << summary->run << "\n";
-  for (const auto& f : summary->files) {
-    out << "  " << f.status << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode << " " << f.kind
-        << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed << ", accuracy_failed "
-        << f.accuracy_failed;
-    if (f.duplicates_dropped) out << ", duplicates dropped " << f.duplicates_dropped;
-    if (f.expectations) out << ", expectations " << f.expectations;
-    out << "\n";
+  const auto errors = meta ? every_error(*meta, o.paths, summary.error()) : std::vector<Error>{summary.error()};
+  if (o.json) {
+    json list = json::array();
+    for (const auto& e : errors) list.push_back(server::to_json(e));
+    io.out << server::rendered_json({{"run", o.run.empty() ? json() : json(o.run)},
+                                     {"files", json::array()},
+                                     {"errors", list}})
+                  .body;
   }
-  return 0;
+  if (errors.size() == 1) return summary.error();
+  for (const auto& e : errors) print_error(io.err, e);
+  io.err << "perftriage: " << errors.size() << " files refused; nothing was stored\n";
+  return 1;
+}
+
+}  // namespace
+
+void add_ingest(const Command& cmd) {
+  auto o = std::make_shared<IngestOptions>();
+  CLI::App& app = *cmd.app;
+  add_db_option(app, o->db);
+  app.add_option("--platform", o->platform, "the platform: BMG, PVC, A100, ... (required: the files do not say it)");
+  app.add_option("--run", o->run, "the run's key (default: PLATFORM-UTC timestamp); an existing run is added to");
+  app.add_option("--device", o->device, "the device (default: the first row's dev)");
+  app.add_option("--torch-version", o->torch_version, "the torch version, e.g. 2.12.0+xpu");
+  app.add_option("--commit", o->commit, "the commit measured");
+  app.add_option("--created-at", o->created_at, "when the run was made, ISO 8601 (default: now)");
+  app.add_option("--tag", o->tags, "a tag of the run (repeatable): release-2.12, nightly, ...");
+  app.add_option("--env", o->env, "an environment entry KEY=VALUE (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& kv) {
+            const auto eq = kv.find('=');
+            return eq == std::string::npos || eq == 0 ? "takes KEY=VALUE, got '" + kv + "'" : std::string();
+          },
+          "", ""))
+      ->type_name("KEY=VALUE");
+  app.add_option("--meta", o->meta, "the run's metadata as JSON, like the upload's meta part");
+  app.add_option("--suite", o->suite, "the suite of the result files, when their path does not say it");
+  app.add_option("--dtype", o->dtype, "the dtype of the result files (reference files in a directory keep theirs)");
+  app.add_option("--mode", o->mode, "the mode of the result files (reference files in a directory keep theirs)");
+  app.add_option("--kind", o->kind, "performance or accuracy; must match the header");
+  app.add_option("--config", o->config, "the benchmark configuration, e.g. no_cudagraphs");
+  add_threshold_option(app, o->threshold, "a row is slow when 0 < speedup < this");
+  app.add_flag("--replace", o->replace, "replace a stored file of the same path whose bytes differ");
+  app.add_flag("--json", o->json, "print the summary (or the errors) as JSON");
+  app.add_option("paths", o->paths, "CSV files, directory trees, .zip / .tar(.gz) archives")->required();
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return run_ingest(*o, io); }; });
 }
 
 }  // namespace perftriage::cli

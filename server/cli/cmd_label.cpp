@@ -2,24 +2,19 @@
 //                  [--repo owner/name] [--number N]
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "analyzers/labeler/labeler.hpp"
-#include "analyzers/labeler/text.hpp"
-#include "server/cli/args.hpp"
+#include "common/strings.hpp"
 #include "server/cli/commands.hpp"
 
 namespace perftriage::cli {
 namespace {
 
 namespace lb = perftriage::analyzers::labeler;
-
-constexpr const char* kUsage =
-    "usage: perftriage label [--json] --title T --body-file F [--labels a,b] [--taxonomy NAME|PATH] [--comment]\n"
-    "                        [--repo owner/name] [--number N]\n"
-    "  --body-file -   reads the body from standard input\n";
 
 void print_table(const lb::LabelResult& r, std::ostream& out) {
   std::size_t w_axis = 4, w_value = 5;
@@ -29,7 +24,7 @@ void print_table(const lb::LabelResult& r, std::ostream& out) {
   }
   out << fmt::format("{:<{}}  {:<{}}  {}\n", "axis", w_axis, "value", w_value, "reason");
   for (const auto& a : r.axes) out << fmt::format("{:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, a.reason);
-  out << "\nlabels: " << (r.labels.empty() ? std::string("(none)") : lb::join(r.labels, ", ")) << "\n";
+  out << "\nlabels: " << (r.labels.empty() ? std::string("(none)") : join(r.labels, ", ")) << "\n";
   out << "need_split: " << (r.need_split ? "yes" : "no") << "\n";
   out << "root cause: " << r.root_cause << "\n";
   out << "cases (" << r.cases.size() << "):\n";
@@ -43,70 +38,62 @@ void print_table(const lb::LabelResult& r, std::ostream& out) {
   }
 }
 
-}  // namespace
+struct LabelOptions {
+  std::string title, body_file, taxonomy = "torch-xpu-ops", repo;
+  std::vector<std::string> labels;
+  std::int64_t number = 0;
+  bool json = false, comment = false;
+};
 
-int cmd_label(const Args& args, std::ostream& out, std::ostream& err) {
-  auto parsed = parse_args(args, {"title", "body-file", "labels", "taxonomy", "repo", "number"},
-                           {"json", "comment", "help"});
-  if (!parsed) {
-    err << "perftriage label: " << parsed.error().message << "\n" << kUsage;
-    return 2;
+Result<std::string> read_body(const std::string& body_file) {
+  std::stringstream ss;
+  if (body_file == "-") {
+    ss << std::cin.rdbuf();
+    return ss.str();
   }
-  const auto& a = parsed.value();
-  if (a.has("help")) {
-    out << kUsage;
-    return 0;
-  }
-  auto title = a.get("title");
-  auto body_file = a.get("body-file");
-  if (!title || !body_file || !a.positionals.empty()) {
-    err << "perftriage label: --title and --body-file are required\n" << kUsage;
-    return 2;
-  }
+  std::ifstream in(body_file, std::ios::binary);
+  if (!in) return make_error(ErrorKind::invalid_input, "unreadable", "cannot read " + body_file, body_file);
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Result<int> label(const LabelOptions& o, Io io) {
   lb::IssueInput issue;
-  issue.title = *title;
-  {
-    std::stringstream ss;
-    if (*body_file == "-") {
-      ss << std::cin.rdbuf();
-    } else {
-      std::ifstream in(*body_file, std::ios::binary);
-      if (!in) {
-        err << "perftriage label: cannot read " << *body_file << "\n";
-        return 1;
-      }
-      ss << in.rdbuf();
-    }
-    issue.body = ss.str();
-  }
-  for (const auto& list : a.all("labels"))
-    for (const auto& l : lb::split(list, ','))
-      if (auto t = lb::trim(l); !t.empty()) issue.labels.emplace_back(t);
-  auto taxonomy = lb::load_taxonomy(a.get_or("taxonomy", "torch-xpu-ops"));
-  if (!taxonomy) {
-    err << "perftriage label: " << taxonomy.error().message << "\n";
-    return 1;
-  }
-  issue.repo = a.get_or("repo", taxonomy->repo);
-  if (auto n = a.get("number")) {
-    try {
-      issue.number = std::stoll(*n);
-    } catch (const std::exception&) {
-      err << "perftriage label: --number needs an integer\n" << kUsage;
-      return 2;
-    }
-  }
-  auto result = lb::label_issue(issue, *taxonomy);
-  if (a.has("json")) {
+  issue.title = o.title;
+  PT_ASSIGN(issue.body, read_body(o.body_file));
+  for (const auto& list : o.labels)
+    for (const auto& l : split(list, ','))
+      if (auto t = trim(l); !t.empty()) issue.labels.emplace_back(t);
+  PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(o.taxonomy));
+  issue.repo = o.repo.empty() ? taxonomy.repo : o.repo;
+  issue.number = o.number;
+  auto result = lb::label_issue(issue, taxonomy);
+  if (o.json) {
     auto j = lb::to_json(result);
-    if (a.has("comment")) j["comment"] = lb::render_comment(issue, result);
-    out << j.dump(2) << "\n";
-  } else if (a.has("comment")) {
-    out << lb::render_comment(issue, result);
+    if (o.comment) j["comment"] = lb::render_comment(issue, result);
+    io.out << j.dump(2) << "\n";
+  } else if (o.comment) {
+    io.out << lb::render_comment(issue, result);
   } else {
-    print_table(result, out);
+    print_table(result, io.out);
   }
   return 0;
+}
+
+}  // namespace
+
+void add_label(const Command& cmd) {
+  auto o = std::make_shared<LabelOptions>();
+  CLI::App& app = *cmd.app;
+  app.add_option("--title", o->title, "the issue's title")->required();
+  app.add_option("--body-file", o->body_file, "the issue's body (- reads standard input)")->required();
+  app.add_option("--labels", o->labels, "labels it already has: a,b (repeatable)");
+  app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file")->capture_default_str();
+  app.add_option("--repo", o->repo, "owner/name (default: the taxonomy's repository)");
+  app.add_option("--number", o->number, "the issue's number, for the comment");
+  app.add_flag("--comment", o->comment, "print the comment the bot would post");
+  app.add_flag("--json", o->json, "as JSON");
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return label(*o, io); }; });
 }
 
 }  // namespace perftriage::cli

@@ -1,86 +1,74 @@
-// perftriage report --run KEY --kind slow [--threshold 1.0] [--db PATH]
+// perftriage report --run KEY [--kind slow] [--threshold 1.0] [--db PATH]
 // perftriage report --target KEY [--base KEY|previous|TAG] --kind regressions [--regression --red --improvement]
+// The bodies of GET /api/v1/runs/{key}/report.md and /api/v1/report.md (server/app/slow_report.hpp). --kind
+// defaults to slow with --run, to regressions with --target.
+#include <memory>
 #include <ostream>
 
-#include "analyzers/compare/aggregates.hpp"
 #include "analyzers/compare/case_compare.hpp"
-#include "analyzers/compare/report.hpp"
-#include "schema/history_store.hpp"
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
-#include "server/cli/commands.hpp"
-#include "server/app/comparison.hpp"
 #include "server/app/slow_report.hpp"
-#include "server/app/queries.hpp"
+#include "server/app/tables.hpp"
+#include "server/cli/commands.hpp"
 
 namespace perftriage::cli {
 namespace {
 
 namespace cmp = analyzers::compare;
 
-int slow_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  if (!args.get("run")) {
-    err << "perftriage: report --kind slow needs --run KEY\n";
-    return 2;
+struct ReportOptions {
+  std::string db, run, base = "previous", target, kind, format, regression, red, improvement;
+  double threshold = 1.0;
+};
+
+Result<int> report(const ReportOptions& o, const cmp::Thresholds& thresholds, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  std::string body;
+  if (o.kind == "slow") {
+    PT_ASSIGN(body, server::slow_report(store, o.run, o.threshold));
+  } else {
+    PT_ASSIGN(body, server::regression_report(store, o.base, o.target, thresholds));
   }
-  auto threshold = server::parse_threshold(args.get_or("threshold", ""), 1.0);
-  if (!threshold) {
-    print_error(err, threshold.error());
-    return 2;
-  }
-  auto store = open_store(args.get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto body = server::slow_report(*store, *args.get("run"), *threshold);
-  if (!body) {
-    print_error(err, body.error());
-    return 1;
-  }
-  out << *body;
+  io.out << server::render_report(std::move(body)).body;
   return 0;
 }
 
-int regression_report(const ParsedArgs& args, std::ostream& out, std::ostream& err) {
-  if (!args.get("target")) {
-    err << "perftriage: report --kind regressions needs --target KEY (and --base KEY|previous|TAG)\n";
-    return 2;
+// The kind given, else the one the other options imply; a usage error when the options do not fit it.
+std::string kind_of(const ReportOptions& o) {
+  std::string kind = o.kind;
+  if (kind.empty()) {
+    if (!o.run.empty() == !o.target.empty()) usage_error("kind", "give --run KEY (slow) or --target KEY (regressions)");
+    kind = o.run.empty() ? "regressions" : "slow";
   }
-  auto thresholds = cmp::parse_thresholds(args.get_or("regression", ""), args.get_or("red", ""),
-                                          args.get_or("improvement", ""));
-  if (!thresholds) {
-    print_error(err, thresholds.error());
-    return 2;
+  if (kind == "slow" && o.run.empty()) usage_error("run", "report --kind slow needs --run KEY");
+  if (kind == "regressions" && o.target.empty()) {
+    usage_error("target", "report --kind regressions needs --target KEY (and --base KEY|previous|TAG)");
   }
-  auto store = open_store(args.get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto c = server::compare_runs(*store, args.get_or("base", "previous"), *args.get("target"), *thresholds);
-  if (!c) {
-    print_error(err, c.error());
-    return 1;
-  }
-  out << cmp::regression_report_markdown(c->base, c->target, c->cases, c->aggregates, *thresholds);
-  return 0;
+  return kind;
 }
 
 }  // namespace
 
-int cmd_report(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "run", "base", "target", "kind", "threshold", "regression", "red", "improvement"},
-                         {});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  const std::string kind = args->get_or("kind", "");
-  if (kind == "slow") return slow_report(*args, out, err);
-  if (kind == "regressions") return regression_report(*args, out, err);
-  err << "perftriage: --kind must be slow or regressions\n";
-  return 2;
+void add_report(const Command& cmd) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App& app = *cmd.app;
+  add_db_option(app, o->db);
+  app.add_option("--kind", o->kind, "slow (the default with --run) or regressions (the default with --target)")
+      ->check(CLI::IsMember({"slow", "regressions"}));
+  app.add_option("--run", o->run, "slow: the run");
+  add_threshold_option(app, o->threshold, "slow: a case is slow when 0 < speedup < this");
+  app.add_option("--target", o->target, "regressions: the run to judge");
+  app.add_option("--base", o->base, "regressions: a key, previous or a tag")->capture_default_str();
+  app.add_option("--regression", o->regression, "regressions: either latency ratio below this")->default_str("0.9");
+  app.add_option("--red", o->red, "regressions: red below this")->default_str("0.8");
+  app.add_option("--improvement", o->improvement, "regressions: either ratio above this")->default_str("1.1");
+  app.add_option("--format", o->format, "md, the only format of a report")
+      ->check(CLI::IsMember({"md"}))
+      ->default_str("md");
+  cmd.on_run([o, io = cmd.io] {
+    o->kind = kind_of(*o);
+    const auto thresholds = or_usage(cmp::parse_thresholds(o->regression, o->red, o->improvement), "");
+    return [o, io, thresholds] { return report(*o, thresholds, io); };
+  });
 }
 
 }  // namespace perftriage::cli

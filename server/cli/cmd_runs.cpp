@@ -1,96 +1,63 @@
-#include <iomanip>
+// perftriage runs [--platform P] [--threshold X] [--format text|md|csv|json | --json] [--db PATH]
+//     The runs, newest first, with their counts: aligned columns by default (server/app/tables.hpp).
+// perftriage runs delete KEY [--json] [--db PATH]
+//     The run and everything hanging off it, audited as "cli:$USER" (schema/run_delete.hpp).
+#include <memory>
 #include <ostream>
 
 #include "schema/run_delete.hpp"
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
+#include "server/app/tables.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http/http_types.hpp"
-#include "server/app/queries.hpp"
 
 namespace perftriage::cli {
-
 namespace {
 
-// perftriage runs delete KEY [--db PATH] [--json]: the run and everything hanging off it, audited as "cli:$USER".
-int runs_delete(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
+struct RunsOptions {
+  std::string db, platform, format, key;
+  double threshold = 1.0;
+  bool json = false;
+};
+
+Result<int> list_runs(const RunsOptions& o, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  PT_ASSIGN(const auto runs, server::list_runs_with_counts(store, o.platform, o.threshold));
+  io.out << server::render_runs(runs, chosen_format(o.format, o.json)).body;
+  return 0;
+}
+
+Result<int> delete_run(const RunsOptions& o, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  PT_ASSIGN(const auto deleted, schema::delete_run(store.db(), o.key, cli_actor()));
+  if (o.json) {
+    io.out << server::rendered_json(schema::to_json(deleted)).body;
+    return 0;
   }
-  if (args->positionals.size() != 1) {
-    err << "perftriage: usage: perftriage runs delete KEY [--db PATH] [--json]\n";
-    return 2;
-  }
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto deleted = schema::delete_run(store->db(), args->positionals[0], cli_actor());
-  if (!deleted) {
-    print_error(err, deleted.error());
-    return 1;
-  }
-  if (args->has("json")) {
-    out << server::dump_json(schema::to_json(*deleted)) << "\n";
-  } else {
-    out << "deleted run " << deleted->key << " (" << deleted->platform << "): " << deleted->files << " files, "
-        << deleted->results << " results, " << deleted->expectations << " expectations, " << deleted->artifacts
-        << " artifacts (" << deleted->findings << " findings); backlog: " << deleted->backlog_updated
-        << " cases recomputed, " << deleted->backlog_removed << " removed\n";
-  }
+  io.out << "deleted run " << deleted.key << " (" << deleted.platform << "): " << deleted.files << " files, "
+         << deleted.results << " results, " << deleted.expectations << " expectations, " << deleted.artifacts
+         << " artifacts (" << deleted.findings << " findings); backlog: " << deleted.backlog_updated
+         << " cases recomputed, " << deleted.backlog_removed << " removed\n";
   return 0;
 }
 
 }  // namespace
 
-int cmd_runs(const Args& argv, std::ostream& out, std::ostream& err) {
-  if (!argv.empty() && argv.front() == "delete") return runs_delete(Args(argv.begin() + 1, argv.end()), out, err);
-  auto args = parse_args(argv, {"db", "platform", "threshold"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
-  if (!threshold) {
-    print_error(err, threshold.error());
-    return 2;
-  }
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto runs = store->list_runs(args->get_or("platform", ""));
-  if (!runs) {
-    print_error(err, runs.error());
-    return 1;
-  }
-  nlohmann::json list = nlohmann::json::array();
-  if (!args->has("json")) {
-    out << std::left << std::setw(28) << "run" << std::setw(10) << "platform" << std::setw(16) << "torch"
-        << std::setw(22) << "created" << std::right << std::setw(7) << "files" << std::setw(8) << "rows"
-        << std::setw(6) << "slow" << std::setw(8) << "failed" << std::setw(9) << "acc_fail" << "\n";
-  }
-  for (const auto& run : *runs) {
-    auto c = store->run_counts(run.id, *threshold);
-    if (!c) {
-      print_error(err, c.error());
-      return 1;
-    }
-    if (args->has("json")) {
-      list.push_back(server::run_json(run, *c));
-      continue;
-    }
-    out << std::left << std::setw(28) << run.meta.key << std::setw(10) << run.meta.platform << std::setw(16)
-        << run.meta.torch_version << std::setw(22) << run.meta.created_at << std::right << std::setw(7) << c->files
-        << std::setw(8) << c->rows << std::setw(6) << c->slow << std::setw(8) << c->failed << std::setw(9)
-        << c->accuracy_failed << "\n";
-  }
-  if (args->has("json")) out << server::dump_json(list) << "\n";
-  return 0;
+void add_runs(const Command& cmd) {
+  auto o = std::make_shared<RunsOptions>();
+  CLI::App& app = *cmd.app;
+  app.require_subcommand(0, 1);
+  add_db_option(app, o->db);
+  app.add_option("--platform", o->platform, "only this platform's runs");
+  add_threshold_option(app, o->threshold, "the slow count: 0 < speedup < this");
+  add_format_options(app, o->format, o->json, "text", {"text", "md", "csv", "json"});
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return list_runs(*o, io); }; });
+
+  auto d = std::make_shared<RunsOptions>();
+  const Command del{app.add_subcommand("delete", "delete a run and everything hanging off it (audited)"), cmd.io,
+                    cmd.chosen};
+  add_db_option(*del.app, d->db);
+  del.app->add_option("key", d->key, "the run's key (exact: never a tag)")->required();
+  del.app->add_flag("--json", d->json, "print what was deleted as JSON");
+  del.on_run([d, io = cmd.io] { return [d, io] { return delete_run(*d, io); }; });
 }
 
 }  // namespace perftriage::cli

@@ -1,65 +1,41 @@
+// perftriage slow [--run KEY | --platform P] [--threshold X] [--format md|csv|json | --json] [--with-findings]
+//                 [--db PATH]
+// The table of GET /api/v1/slow (server/app/tables.hpp); --json prints its cases alone.
+#include <memory>
 #include <ostream>
 
-#include "analyzers/flags/slow_table.hpp"
-#include "server/app/case_findings.hpp"
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
+#include "server/app/tables.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http/http_types.hpp"
-#include "server/app/queries.hpp"
 
 namespace perftriage::cli {
+namespace {
 
-int cmd_slow(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "run", "platform", "threshold", "format"}, {"json", "with-findings"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  const auto format_choice = table_format(*args, err);
-  if (!format_choice) return 2;
-  const std::string& format = *format_choice;
-  auto threshold = server::parse_threshold(args->get_or("threshold", ""), 1.0);
-  if (!threshold) {
-    print_error(err, threshold.error());
-    return 2;
-  }
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto runs = server::resolve_runs(*store, args->get_or("run", ""), args->get_or("platform", ""));
-  if (!runs) {
-    print_error(err, runs.error());
-    return 1;
-  }
-  auto rows = server::slow_cases(*store, *runs, *threshold);
-  if (!rows) {
-    print_error(err, rows.error());
-    return 1;
-  }
-  if (format == "csv") {
-    out << analyzers::slow_table_csv(*rows);
-    return 0;
-  }
-  if (format == "md" && !args->has("with-findings")) {
-    out << analyzers::slow_table_markdown(*rows);
-    return 0;
-  }
-  auto findings = server::findings_for_rows(store->db(), *runs, *rows);
-  if (!findings) {
-    print_error(err, findings.error());
-    return 1;
-  }
-  if (format == "md") {
-    out << server::slow_table_markdown_with_findings(*rows, *findings);
-    return 0;
-  }
-  auto cases = analyzers::slow_table_json(*rows);
-  for (std::size_t i = 0; i < cases.size(); ++i) cases[i]["findings"] = server::findings_json((*findings)[i]);
-  out << server::dump_json(cases) << "\n";
+struct SlowOptions {
+  std::string db, run, platform, format;
+  double threshold = 1.0;
+  bool json = false, with_findings = false;
+};
+
+Result<int> slow(const SlowOptions& o, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  PT_ASSIGN(const auto cases, server::find_slow_cases(store, o.run, o.platform, o.threshold));
+  io.out << server::render_slow_cases(cases, chosen_format(o.format, o.json), {.findings_column = o.with_findings})
+                .body;
   return 0;
+}
+
+}  // namespace
+
+void add_slow(const Command& cmd) {
+  auto o = std::make_shared<SlowOptions>();
+  CLI::App& app = *cmd.app;
+  add_db_option(app, o->db);
+  app.add_option("--run", o->run, "the run (default: the latest run of --platform, else of every platform)");
+  app.add_option("--platform", o->platform, "the latest run of this platform");
+  add_threshold_option(app, o->threshold, "a case is slow when 0 < speedup < this");
+  add_format_options(app, o->format, o->json, "md");
+  app.add_flag("--with-findings", o->with_findings, "md: a last column with the classifiers' findings");
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return slow(*o, io); }; });
 }
 
 }  // namespace perftriage::cli

@@ -8,26 +8,27 @@
 //     Refused from then on (a running server stops accepting it within its token cache's lifetime, 10 s by default).
 // See schema/token_store.hpp and docs/auth.md.
 #include <fmt/format.h>
-#include <iomanip>
+
+#include <memory>
 #include <ostream>
 
 #include <nlohmann/json.hpp>
 
 #include "schema/audit_store.hpp"
 #include "schema/token_store.hpp"
-#include "server/cli/args.hpp"
-#include "server/cli/cli_common.hpp"
+#include "server/app/tables.hpp"
 #include "server/cli/commands.hpp"
-#include "server/http/http_types.hpp"
 
 namespace perftriage::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: perftriage token create [--db PATH] --name NAME --scope read|upload|triage|bot|admin [--scope ...]\n"
-    "                               [--expires 90d|12h|30m|never] [--json]\n"
-    "       perftriage token list [--db PATH] [--json]\n"
-    "       perftriage token revoke [--db PATH] NAME\n";
+using nlohmann::json;
+
+struct TokenOptions {
+  std::string db, name, expires = "never";
+  std::vector<std::string> scopes;
+  bool json = false;
+};
 
 std::string state_of(const schema::TokenInfo& t, const std::string& now) {
   if (!t.revoked_at.empty()) return "revoked";
@@ -35,179 +36,112 @@ std::string state_of(const schema::TokenInfo& t, const std::string& now) {
   return "active";
 }
 
-int token_create(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db", "name", "scope", "expires"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
+Result<int> token_create(const TokenOptions& o, const std::vector<std::string>& scopes,
+                         const std::optional<std::string>& expires_at, Io io) {
+  PT_ASSIGN(auto store, open_store(o.db));
+  const json expires = expires_at ? json(*expires_at) : json();
+  auto create_and_audit = [&]() -> Result<schema::NewToken> {
+    PT_ASSIGN(auto token, schema::create_token(store.db(), o.name, scopes, expires_at));
+    const json detail{{"scopes", token.info.scopes}, {"token_id", token.info.token_id}, {"expires_at", expires}};
+    PT_TRY(schema::append_audit(store.db(), cli_actor(), "token.create", o.name, detail.dump()));
+    return token;
+  };
+  PT_ASSIGN(const auto created, in_transaction(store, create_and_audit));
+  if (o.json) {
+    io.out << server::rendered_json({{"name", created.info.name},
+                                     {"token", created.token},
+                                     {"scopes", created.info.scopes},
+                                     {"expires_at", expires}})
+                  .body;
+    return 0;
   }
-  const auto name = args->get("name");
-  if (!name || !args->positionals.empty() || args->all("scope").empty()) {
-    err << kUsage;
-    return 2;
-  }
-  auto scopes = schema::parse_token_scopes(args->all("scope"));
-  if (!scopes) {
-    print_error(err, scopes.error());
-    return 2;
-  }
-  auto lifetime = schema::parse_token_lifetime(args->get_or("expires", "never"));
-  if (!lifetime) {
-    print_error(err, lifetime.error());
-    return 2;
-  }
-  if (!schema::valid_token_name(*name)) {
-    err << "perftriage: --name takes 1-64 characters of letters, digits and . _ : @ -\n";
-    return 2;
-  }
-  std::optional<std::string> expires_at;
-  if (*lifetime) expires_at = schema::iso8601_from_now(**lifetime);
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto tx = schema::Transaction::begin(store->db());
-  if (!tx) {
-    print_error(err, tx.error());
-    return 1;
-  }
-  auto created = schema::TokenStore(store->db()).create(*name, *scopes, expires_at);
-  if (!created) {
-    print_error(err, created.error());
-    return 1;
-  }
-  const nlohmann::json detail{{"scopes", created->info.scopes},
-                              {"token_id", created->info.token_id},
-                              {"expires_at", expires_at ? nlohmann::json(*expires_at) : nlohmann::json()}};
-  if (auto r = schema::append_audit(store->db(), cli_actor(), "token.create", *name, detail.dump()); !r) {
-    print_error(err, r.error());
-    return 1;
-  }
-  if (auto r = tx->commit(); !r) {
-    print_error(err, r.error());
-    return 1;
-  }
-  if (args->has("json")) {
-    out << server::dump_json({{"name", created->info.name},
-                              {"token", created->token},
-                              {"scopes", created->info.scopes},
-                              {"expires_at", expires_at ? nlohmann::json(*expires_at) : nlohmann::json()}})
-        << "\n";
-  } else {
-    out << created->token << "\n";
-    err << "perftriage: token '" << created->info.name << "' (scopes: " << fmt::format("{}", fmt::join(created->info.scopes, ", "))
-        << "; expires: " << expires_at.value_or("never")
-        << ") created. It is shown only this once: store it now. Clients send `Authorization: Bearer TOKEN`.\n";
-  }
+  io.out << created.token << "\n";
+  io.err << "perftriage: token '" << created.info.name << "' (scopes: " << fmt::format("{}", fmt::join(created.info.scopes, ", "))
+         << "; expires: " << expires_at.value_or("never")
+         << ") created. It is shown only this once: store it now. Clients send `Authorization: Bearer TOKEN`.\n";
   return 0;
 }
 
-int token_list(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  if (!args->positionals.empty()) {
-    err << kUsage;
-    return 2;
-  }
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto tokens = schema::TokenStore(store->db()).list();
-  if (!tokens) {
-    print_error(err, tokens.error());
-    return 1;
-  }
+Result<int> token_list(const TokenOptions& o, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  PT_ASSIGN(const auto tokens, schema::list_tokens(store.db()));
   const std::string now = schema::iso8601_from_now(0);
-  if (args->has("json")) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& t : *tokens) {
+  if (o.json) {
+    json list = json::array();
+    for (const auto& t : tokens) {
       auto j = schema::to_json(t);
       j["state"] = state_of(t, now);
       list.push_back(std::move(j));
     }
-    out << server::dump_json(list) << "\n";
+    io.out << server::rendered_json(list).body;
     return 0;
   }
-  out << std::left << std::setw(24) << "name" << std::setw(18) << "token_id" << std::setw(28) << "scopes"
-      << std::setw(9) << "state" << std::setw(22) << "created" << std::setw(22) << "expires" << "last used\n";
-  for (const auto& t : *tokens) {
-    out << std::left << std::setw(24) << t.name << std::setw(18) << t.token_id << std::setw(28)
-        << fmt::format("{}", fmt::join(t.scopes, ",")) << std::setw(9) << state_of(t, now) << std::setw(22) << t.created_at
-        << std::setw(22) << (t.expires_at.empty() ? "never" : t.expires_at)
-        << (t.last_used_at.empty() ? "never" : t.last_used_at) << "\n";
+  io.out << fmt::format("{:<24}{:<18}{:<28}{:<9}{:<22}{:<22}last used\n", "name", "token_id", "scopes", "state",
+                        "created", "expires");
+  for (const auto& t : tokens) {
+    io.out << fmt::format("{:<24}{:<18}{:<28}{:<9}{:<22}{:<22}{}\n", t.name, t.token_id,
+                          fmt::format("{}", fmt::join(t.scopes, ",")), state_of(t, now), t.created_at,
+                          t.expires_at.empty() ? "never" : t.expires_at,
+                          t.last_used_at.empty() ? "never" : t.last_used_at);
   }
   return 0;
 }
 
-int token_revoke(const Args& argv, std::ostream& out, std::ostream& err) {
-  auto args = parse_args(argv, {"db"}, {"json"});
-  if (!args) {
-    print_error(err, args.error());
-    return 2;
-  }
-  if (args->positionals.size() != 1) {
-    err << kUsage;
-    return 2;
-  }
-  const std::string& name = args->positionals[0];
-  auto store = open_store(args->get_or("db", kDefaultDb));
-  if (!store) {
-    print_error(err, store.error());
-    return 1;
-  }
-  auto tx = schema::Transaction::begin(store->db());
-  if (!tx) {
-    print_error(err, tx.error());
-    return 1;
-  }
-  auto revoked = schema::TokenStore(store->db()).revoke(name);
-  if (!revoked) {
-    print_error(err, revoked.error());
-    return 1;
-  }
-  if (!*revoked) {
-    err << "perftriage: no active token named '" << name << "' (perftriage token list)\n";
-    return 1;
-  }
-  if (auto r = schema::append_audit(store->db(), cli_actor(), "token.revoke", name, "{}"); !r) {
-    print_error(err, r.error());
-    return 1;
-  }
-  if (auto r = tx->commit(); !r) {
-    print_error(err, r.error());
-    return 1;
-  }
-  if (args->has("json")) {
-    out << server::dump_json({{"name", name}, {"status", "revoked"}}) << "\n";
+Result<int> token_revoke(const TokenOptions& o, Io io) {
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  auto revoke_and_audit = [&]() -> Result<void> {
+    PT_ASSIGN(const bool revoked, schema::revoke_token(store.db(), o.name));
+    if (!revoked) {
+      return make_error(ErrorKind::not_found, "no_such_token",
+                        "no active token named '" + o.name + "' (perftriage token list)");
+    }
+    return schema::append_audit(store.db(), cli_actor(), "token.revoke", o.name, "{}");
+  };
+  PT_TRY(in_transaction(store, revoke_and_audit));
+  if (o.json) {
+    io.out << server::rendered_json({{"name", o.name}, {"status", "revoked"}}).body;
   } else {
-    out << "revoked token '" << name << "'\n";
+    io.out << "revoked token '" << o.name << "'\n";
   }
   return 0;
+}
+
+Command sub(const Command& cmd, const char* name, const char* what) {
+  return {cmd.app->add_subcommand(name, what), cmd.io, cmd.chosen};
 }
 
 }  // namespace
 
-int cmd_token(const Args& argv, std::ostream& out, std::ostream& err) {
-  if (argv.empty()) {
-    err << kUsage;
-    return 2;
-  }
-  const Args rest(argv.begin() + 1, argv.end());
-  if (argv[0] == "create") return token_create(rest, out, err);
-  if (argv[0] == "list") return token_list(rest, out, err);
-  if (argv[0] == "revoke") return token_revoke(rest, out, err);
-  if (argv[0] == "--help" || argv[0] == "help") {
-    out << kUsage;
-    return 0;
-  }
-  err << "perftriage: unknown token command '" << argv[0] << "'\n" << kUsage;
-  return 2;
+void add_token(const Command& cmd) {
+  cmd.app->require_subcommand(1);
+  auto c = std::make_shared<TokenOptions>();
+  const Command create = sub(cmd, "create", "a new API token, printed once (stored only as a salted hash)");
+  add_db_option(*create.app, c->db);
+  create.app->add_option("--name", c->name, "1-64 letters, digits and . _ : @ -")->required();
+  create.app->add_option("--scope", c->scopes, "read, upload, triage, bot, admin (repeatable, or a,b)")->required();
+  create.app->add_option("--expires", c->expires, "a lifetime: 90d, 12h, 30m or never")->capture_default_str();
+  create.app->add_flag("--json", c->json, "print {name, token, scopes, expires_at}");
+  create.on_run([c, io = cmd.io] {
+    const auto scopes = or_usage(schema::parse_token_scopes(c->scopes), "--scope");
+    const auto lifetime = or_usage(schema::parse_token_lifetime(c->expires), "--expires");
+    if (!schema::valid_token_name(c->name)) usage_error("--name", "takes 1-64 letters, digits and . _ : @ -");
+    std::optional<std::string> expires_at;
+    if (lifetime) expires_at = schema::iso8601_from_now(*lifetime);
+    return [c, io, scopes, expires_at] { return token_create(*c, scopes, expires_at, io); };
+  });
+
+  auto l = std::make_shared<TokenOptions>();
+  const Command list = sub(cmd, "list", "every token (revoked ones included) with its scopes and dates; no secret");
+  add_db_option(*list.app, l->db);
+  list.app->add_flag("--json", l->json, "as JSON");
+  list.on_run([l, io = cmd.io] { return [l, io] { return token_list(*l, io); }; });
+
+  auto r = std::make_shared<TokenOptions>();
+  const Command revoke = sub(cmd, "revoke", "refuse the token from now on (a running server within 10 s)");
+  add_db_option(*revoke.app, r->db);
+  revoke.app->add_option("name", r->name, "the token's name")->required();
+  revoke.app->add_flag("--json", r->json, "as JSON");
+  revoke.on_run([r, io = cmd.io] { return [r, io] { return token_revoke(*r, io); }; });
 }
 
 }  // namespace perftriage::cli

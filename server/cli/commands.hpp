@@ -1,26 +1,24 @@
 #pragma once
-// One function per CLI command, each in its own file (server/cli/cmd_<name>.cpp).
-// They return the process exit code: 0 ok, 1 the input was refused / nothing found, 2 usage error.
-#include <iosfwd>
-#include <string>
-#include <vector>
+// One file per command (server/cli/cmd_<name>.cpp); each declares its subcommand, options and action on the one
+// CLI11 App that server/cli/cli.cpp builds.
+#include <CLI/CLI.hpp>
+
+#include "server/cli/cli_common.hpp"
 
 namespace perftriage::cli {
 
-using Args = std::vector<std::string>;  // argv after the command name
-
-int cmd_serve(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_ingest(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_slow(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_runs(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_classify(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_label(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_compare(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_report(const Args& args, std::ostream& out, std::ostream& err);
-int cmd_token(const Args& args, std::ostream& out, std::ostream& err);  // token create | list | revoke
-int cmd_backup(const Args& args, std::ostream& out, std::ostream& err);     // server/cli/cmd_backup.cpp
-int cmd_restore(const Args& args, std::ostream& out, std::ostream& err);    // server/cli/cmd_backup.cpp
-int cmd_retention(const Args& args, std::ostream& out, std::ostream& err);  // retention run
-int cmd_config(const Args& args, std::ostream& out, std::ostream& err);  // config check | show | keys
+void add_serve(const Command& cmd);      // serve: the settings table's flags (server/cli/settings_flags.hpp)
+void add_ingest(const Command& cmd);
+void add_slow(const Command& cmd);
+void add_runs(const Command& cmd);       // runs | runs delete KEY
+void add_classify(const Command& cmd);
+void add_label(const Command& cmd);
+void add_compare(const Command& cmd);
+void add_report(const Command& cmd);
+void add_token(const Command& cmd);      // token create | list | revoke
+void add_backup(const Command& cmd);     // server/cli/cmd_backup.cpp
+void add_restore(const Command& cmd);    // server/cli/cmd_backup.cpp
+void add_retention(const Command& cmd);  // retention run
+void add_config(const Command& cmd);     // config check | show | keys
 
 }  // namespace perftriage::cli

@@ -18,6 +18,7 @@
 #include "server/app/artifact_service.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/label_evidence.hpp"
+#include "server/demo/trace_builder.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -131,6 +132,59 @@ bool seed_fixed(const DemoRun& run, const SlowCase& c) {
   return false;
 }
 
+// Regressions in the nightlies (and the release that followed them), on the compiled or the eager latency.
+void apply_regressions(const DemoRun& run, std::string_view suite, std::string_view dtype, std::string_view mode,
+                       const std::string& model, double& compiled, double& eager, CaseValues& v) {
+  const std::string_view platform = run.platform->name;
+  const bool late_bmg = run.nightly >= 22 || run.release_name == "2.14";
+  if (platform == "BMG" && late_bmg && suite == "huggingface" && dtype == "bfloat16" && mode == "inference" &&
+      model == "BertForMaskedLM") {
+    compiled *= 1.85;  // the compiled path moved: SDPA fell back to the math path
+  }
+  if (platform == "BMG" && (run.nightly >= 26 || run.release_name == "2.14") && suite == "torchbench" &&
+      dtype == "bfloat16" && mode == "training" && model == "resnet50") {
+    eager *= 0.55;  // the eager path moved: a faster oneDNN convolution in eager only
+  }
+  if (platform == "A100" && run.nightly >= 9 && suite == "timm_models" && dtype == "bfloat16" &&
+      mode == "inference" && model == "convnext_base") {
+    compiled *= 1.9;  // host-bound after a launch overhead regression
+  }
+  if (platform == "PVC" && run.nightly >= 8 && suite == "huggingface" && dtype == "bfloat16" && mode == "training" &&
+      model == "T5ForConditionalGeneration") {
+    compiled *= 1.6;  // graph breaks
+    v.graph_breaks = 3;
+  }
+  if (platform == "PVC" && run.release_name == "2.12" && suite == "timm_models" && dtype == "amp_bf16" &&
+      mode == "training") {
+    eager = compiled * (0.78 + static_cast<double>(fnv1a(model) % 20) / 100.0);  // a whole group slower than eager
+  }
+  if (model == kDemoMarkupModel) eager = compiled * (platform == "PVC" ? 0.91 : 1.2);
+}
+
+// Failures and accuracy failures (never in the seed run, whose slow list is the seed's table exactly). True when the
+// case failed to run: `v` is then final.
+bool apply_failures(const DemoRun& run, std::string_view mode, const std::string& model, CaseValues& v) {
+  const std::string_view platform = run.platform->name;
+  if (platform == "BMG" && run.release_name == "2.12") return false;
+  if (platform == "A100" && run.nightly >= 5 && run.nightly <= 7 && model == "hf_GPT2") {
+    v.speedup_text = "0.000000";
+    v.compiled_ms = 0;
+    v.accuracy = "eager_fail_to_run";
+    return true;
+  }
+  if (platform == "BMG" && run.nightly >= 10 && run.nightly <= 14 && model == "DistillGPT2" && mode == "training") {
+    v.accuracy = "fail_accuracy";
+  }
+  if (platform == "PVC" && model == "volo_d1_224") v.accuracy = "fail_accuracy";
+  if (platform == "BMG" && run.nightly == 17 && model == "LearningToPaint" && mode == "training") {
+    v.speedup_text = "0.000000";
+    v.compiled_ms = 0;
+    v.accuracy = "fail_to_run";
+    return true;
+  }
+  return false;
+}
+
 CaseValues case_values(const DemoRun& run, std::string_view suite, std::string_view dtype, std::string_view mode,
                        const std::string& model) {
   const Platform& p = *run.platform;
@@ -163,52 +217,8 @@ CaseValues case_values(const DemoRun& run, std::string_view suite, std::string_v
       eager = compiled * (seed_fixed(run, c) ? 1.31 : std::stod(c.speedup)) * noise(noise_rng);
     }
   }
-  // Regressions in the nightlies (and the release that followed them).
-  const bool late_bmg = run.nightly >= 22 || run.release_name == "2.14";
-  if (std::string_view(p.name) == "BMG" && late_bmg && suite == "huggingface" && dtype == "bfloat16" &&
-      mode == "inference" && model == "BertForMaskedLM") {
-    compiled *= 1.85;  // the compiled path moved: SDPA fell back to the math path
-  }
-  if (std::string_view(p.name) == "BMG" && (run.nightly >= 26 || run.release_name == "2.14") &&
-      suite == "torchbench" && dtype == "bfloat16" && mode == "training" && model == "resnet50") {
-    eager *= 0.55;  // the eager path moved: a faster oneDNN convolution in eager only
-  }
-  if (std::string_view(p.name) == "A100" && run.nightly >= 9 && suite == "timm_models" && dtype == "bfloat16" &&
-      mode == "inference" && model == "convnext_base") {
-    compiled *= 1.9;  // host-bound after a launch overhead regression
-  }
-  if (std::string_view(p.name) == "PVC" && run.nightly >= 8 && suite == "huggingface" && dtype == "bfloat16" &&
-      mode == "training" && model == "T5ForConditionalGeneration") {
-    compiled *= 1.6;  // graph breaks
-    v.graph_breaks = 3;
-  }
-  if (std::string_view(p.name) == "PVC" && run.release_name == "2.12" && suite == "timm_models" &&
-      dtype == "amp_bf16" && mode == "training") {
-    eager = compiled * (0.78 + static_cast<double>(fnv1a(model) % 20) / 100.0);  // a whole group slower than eager
-  }
-  if (model == kDemoMarkupModel) eager = compiled * (std::string_view(p.name) == "PVC" ? 0.91 : 1.2);
-
-  // Failures and accuracy failures (never in the seed run, whose slow list is the seed's table exactly).
-  const bool seed_run = std::string_view(p.name) == "BMG" && run.release_name == "2.12";
-  if (!seed_run) {
-    if (std::string_view(p.name) == "A100" && run.nightly >= 5 && run.nightly <= 7 && model == "hf_GPT2") {
-      v.speedup_text = "0.000000";
-      v.compiled_ms = 0;
-      v.accuracy = "eager_fail_to_run";
-      return v;
-    }
-    if (std::string_view(p.name) == "BMG" && run.nightly >= 10 && run.nightly <= 14 && model == "DistillGPT2" &&
-        mode == "training") {
-      v.accuracy = "fail_accuracy";
-    }
-    if (std::string_view(p.name) == "PVC" && model == "volo_d1_224") v.accuracy = "fail_accuracy";
-    if (std::string_view(p.name) == "BMG" && run.nightly == 17 && model == "LearningToPaint" && mode == "training") {
-      v.speedup_text = "0.000000";
-      v.compiled_ms = 0;
-      v.accuracy = "fail_to_run";
-      return v;
-    }
-  }
+  apply_regressions(run, suite, dtype, mode, model, compiled, eager, v);
+  if (apply_failures(run, mode, model, v)) return v;
   v.compiled_ms = compiled;
   v.speedup_text = fmt::format("{:.6f}", eager / compiled);
   return v;
@@ -287,69 +297,11 @@ std::vector<DemoRun> demo_runs() {
   return runs;
 }
 
-// --- synthetic Kineto traces and a compile log (shapes of tests/fixtures/trace/make_fixtures.py) ---
-
-class Trace {
- public:
-  Trace(std::string device_name, bool xpu) : device_name_(std::move(device_name)), xpu_(xpu) {}
-
-  void cpu_op(const std::string& name, double dur = 10.0) {
-    events_.push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", 4242}, {"tid", 4242}, {"ts", ts_},
-                       {"dur", dur}, {"args", {{"External id", ext_}}}});
-    ts_ += 1.0;
-  }
-  void kernel(const std::string& name, double dur, double launch_dur = 5.0, double host_gap = 1.0) {
-    ++corr_;
-    ++ext_;
-    json rt_args{{"correlation", corr_}, {"External id", ext_}};
-    if (!xpu_) rt_args["cbid"] = 211;
-    events_.push_back({{"ph", "X"}, {"cat", xpu_ ? "xpu_runtime" : "cuda_runtime"},
-                       {"name", xpu_ ? "urEnqueueKernelLaunchWithArgsExp" : "cudaLaunchKernel"}, {"pid", 4242},
-                       {"tid", 4242}, {"ts", ts_}, {"dur", launch_dur}, {"args", rt_args}});
-    const double start = std::max(ts_ + launch_dur + 2.0, gpu_free_);
-    json k_args{{"correlation", corr_}, {"External id", ext_}, {"device", 0}};
-    if (!xpu_) {
-      k_args["stream"] = 7;
-      k_args["grid"] = {128, 1, 1};
-      k_args["block"] = {256, 1, 1};
-    }
-    events_.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", name}, {"pid", 0}, {"tid", 7}, {"ts", start},
-                       {"dur", dur}, {"args", k_args}});
-    events_.push_back({{"ph", "s"}, {"id", corr_}, {"pid", 4242}, {"tid", 4242}, {"ts", ts_}, {"cat", "ac2g"},
-                       {"name", "ac2g"}});
-    events_.push_back({{"ph", "f"}, {"id", corr_}, {"pid", 0}, {"tid", 7}, {"ts", start}, {"cat", "ac2g"},
-                       {"name", "ac2g"}, {"bp", "e"}});
-    gpu_free_ = start + dur;
-    ts_ += launch_dur + host_gap;
-  }
-  void annotation(const std::string& name, double dur) {
-    events_.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", name}, {"pid", 4242}, {"tid", 4242},
-                       {"ts", ts_}, {"dur", dur}, {"args", {{"External id", ext_}}}});
-  }
-  [[nodiscard]] std::string dump() const {
-    json events = json::array();
-    events.push_back(
-        {{"name", "process_name"}, {"ph", "M"}, {"ts", 0}, {"pid", 4242}, {"tid", 0}, {"args", {{"name", "python"}}}});
-    for (const auto& e : events_) events.push_back(e);
-    return json{{"schemaVersion", 1},
-                {"deviceProperties", {{{"id", 0}, {"name", device_name_}, {"totalGlobalMem", 25769803776LL}}}},
-                {"traceEvents", events},
-                {"traceName", "demo"},
-                {"displayTimeUnit", "ms"}}
-        .dump();
-  }
-
- private:
-  std::string device_name_;
-  bool xpu_;
-  std::vector<json> events_;
-  double ts_ = 1000.0, gpu_free_ = 0.0;
-  int corr_ = 100, ext_ = 1;
-};
+// --- synthetic Kineto traces (server/demo/trace_builder.hpp) and a compile log ---
 
 // A BERT-style encoder on XPU whose attention runs the SDPA math path (or the fused kernel).
 std::string xpu_encoder_trace(bool math_fallback) {
-  Trace t("Intel(R) Arc(TM) B580 Graphics", true);
+  demo::TraceBuilder t("Intel(R) Arc(TM) B580 Graphics", true);
   t.annotation("ProfilerStep#3", 5000);
   for (int layer = 0; layer < 4; ++layer) {
     t.cpu_op("aten::linear");
@@ -381,7 +333,7 @@ std::string xpu_encoder_trace(bool math_fallback) {
 
 // Tiny kernels each launched only after the previous one finished: the host is the bottleneck.
 std::string cuda_host_bound_trace() {
-  Trace t("NVIDIA A100-SXM4-40GB", false);
+  demo::TraceBuilder t("NVIDIA A100-SXM4-40GB", false);
   t.annotation("ProfilerStep#1", 3000);
   for (int i = 0; i < 20; ++i) {
     t.cpu_op("aten::linear", 30);
@@ -446,8 +398,7 @@ constexpr std::array<DemoArtifact, 7> kArtifacts{{
 Result<void> attach_demo_artifacts(schema::Store& store) {
   for (const auto& a : kArtifacts) {
     model::CaseRef ref{a.suite, a.dtype, a.mode, a.model, ""};
-    auto found = find_case(store, a.run, ref);
-    if (!found) return std::move(found).error();
+    PT_ASSIGN(const auto found, find_case(store, a.run, ref));
     const std::string bytes = a.shape == 0   ? xpu_encoder_trace(true)
                               : a.shape == 1 ? xpu_encoder_trace(false)
                               : a.shape == 2 ? cuda_host_bound_trace()
@@ -455,8 +406,7 @@ Result<void> attach_demo_artifacts(schema::Store& store) {
     UploadedFile file;
     file.name = a.name;
     file.borrowed = bytes;
-    auto attached = attach_artifact(store, *found, file, a.role);
-    if (!attached) return std::move(attached).error();
+    PT_TRY(attach_artifact(store, found, file, a.role));
   }
   return {};
 }
@@ -486,37 +436,33 @@ constexpr std::array<DemoIssue, 4> kIssues{{
 
 Result<void> label_demo_issues(schema::Store& store) {
   namespace lb = analyzers::labeler;
-  auto taxonomy = lb::load_taxonomy("torch-xpu-ops");
-  if (!taxonomy) return std::move(taxonomy).error();
-  schema::BotStore bot(store.db());
-  auto tx = schema::Transaction::begin(store.db());
-  if (!tx) return std::move(tx).error();
+  PT_ASSIGN(const auto taxonomy, lb::load_taxonomy("torch-xpu-ops"));
+  auto& db = store.db();
+  PT_ASSIGN(auto tx, schema::Transaction::begin(db));
   std::int64_t now_ms = 1786000000000;  // 2026-08-06
   int i = 0;
   for (const auto& issue : kIssues) {
     lb::IssueInput in;
     in.title = issue.title;
     in.body = issue.body;
-    in.repo = taxonomy->repo;
+    in.repo = taxonomy.repo;
     in.number = issue.number;
-    const auto result = label_with_evidence(store, in, *taxonomy);
+    const auto result = label_with_evidence(store, in, taxonomy);
     json whole = lb::to_json(result);
     schema::LabeledIssue row{in.repo, in.number, in.title, whole.value("axes", json::array()), result.labels,
                              whole, fmt::format("2026-08-{:02d}T09:00:00Z", 10 + i)};
-    PT_TRY(bot.save_labeled_issue(row));
+    PT_TRY(schema::save_labeled_issue(db, row));
     // The bot's actions for this issue: its labels and its one comment. Every row the demo writes is dry_run: the
     // issue numbers are made up but the repository is real, and a dry_run row is never sent, by this process or by a
-    // later `serve` with a token on the same database (issue 11).
-    auto labels = bot.enqueue({in.repo, in.number, schema::OutboxKind::add_labels, {{"labels", result.labels}}},
-                              schema::OutboxState::dry_run, now_ms + i);
-    if (!labels) return std::move(labels).error();
-    auto comment = bot.enqueue({in.repo, in.number, schema::OutboxKind::upsert_comment,
-                                {{"body", lb::render_comment(in, result)}}},
-                               schema::OutboxState::dry_run, now_ms + i);
-    if (!comment) return std::move(comment).error();
+    // later `serve` with a token on the same database.
+    const schema::NewAction labels{in.repo, in.number, schema::OutboxKind::add_labels, {{"labels", result.labels}}};
+    const schema::NewAction comment{in.repo, in.number, schema::OutboxKind::upsert_comment,
+                                    {{"body", lb::render_comment(in, result)}}};
+    PT_TRY(schema::enqueue(db, labels, schema::OutboxState::dry_run, now_ms + i));
+    PT_TRY(schema::enqueue(db, comment, schema::OutboxState::dry_run, now_ms + i));
     ++i;
   }
-  return tx->commit();
+  return tx.commit();
 }
 
 // A demo run is recognised by its key and the commit the demo derives from that key (which databases written before
@@ -532,10 +478,10 @@ bool is_demo_run(const model::RunMeta& meta, const std::vector<DemoRun>& runs) {
 // Demo databases written before every demo row was dry_run hold `pending` comments for made-up issue numbers of a
 // real repository: make them dry_run too, so no later `serve` with a token sends them.
 Result<void> demo_outbox_to_dry_run(schema::Store& store) {
-  std::string numbers;
-  for (const auto& issue : kIssues) numbers += (numbers.empty() ? "" : ",") + std::to_string(issue.number);
-  return store.db().exec("UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = 'intel/torch-xpu-ops'"
-                         " AND issue_number IN (" + numbers + ")");
+  std::vector<std::int64_t> numbers;
+  for (const auto& issue : kIssues) numbers.push_back(issue.number);
+  PT_TRY(schema::outbox_to_dry_run(store.db(), "intel/torch-xpu-ops", numbers));
+  return {};
 }
 
 }  // namespace
@@ -543,18 +489,16 @@ Result<void> demo_outbox_to_dry_run(schema::Store& store) {
 Result<int> load_demo_data(schema::Store& store) {
   const auto runs = demo_runs();
   // --demo only runs on a database of its own: its made-up issues and outbox rows must never mix with real runs.
-  auto stored = store.list_runs();
-  if (!stored) return std::move(stored).error();
-  for (const auto& r : *stored) {
+  PT_ASSIGN(const auto stored, schema::list_runs(store.db()));
+  for (const auto& r : stored) {
     if (!is_demo_run(r.meta, runs)) {
       return make_error(ErrorKind::conflict, "not_a_demo_database",
                         "the database holds non-demo runs; --demo only runs on a database of its own (run '" +
                             r.meta.key + "' is not a demo run)");
     }
   }
-  auto existing = store.find_run(runs.front().key);
-  if (!existing) return std::move(existing).error();
-  if (*existing) {
+  PT_ASSIGN(const auto existing, schema::find_run(store.db(), runs.front().key));
+  if (existing) {
     PT_TRY(demo_outbox_to_dry_run(store));
     return 0;
   }
@@ -575,8 +519,7 @@ Result<int> load_demo_data(schema::Store& store) {
     } else {
       meta.environment_json = R"({"os":"Ubuntu 22.04 LTS","cuda":"12.8","driver":"570.124.06"})";
     }
-    auto summary = ingest_files(store, meta, run_files(run));
-    if (!summary) return std::move(summary).error();
+    PT_TRY(ingest_files(store, meta, run_files(run)));
     ++added;
   }
   PT_TRY(attach_demo_artifacts(store));

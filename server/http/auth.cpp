@@ -1,7 +1,5 @@
 #include "server/http/auth.hpp"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/strings.hpp"
 #include "schema/blob_codec.hpp"
 #include "schema/token_store.hpp"
 #include "server/app/app_context.hpp"
@@ -77,18 +76,6 @@ class TokenCache {
   std::unordered_map<std::string, CachedToken> entries_;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 Error token_required(std::string_view why) {
   return make_error(ErrorKind::unauthorized, "token_required",
                     std::string(why) + ": send `Authorization: Bearer TOKEN` (perftriage token create)");
@@ -98,23 +85,20 @@ Error invalid_token(std::string message) {
   return make_error(ErrorKind::unauthorized, "invalid_token", std::move(message));
 }
 
-// Records a use at most once a minute, never waiting for the write lock.
+// Records a use at most once a minute, never waiting for the write lock (touch_token).
 void touch(schema::Store& store, const schema::TokenInfo& info, const std::string& now) {
   if (!info.last_used_at.empty() && info.last_used_at > schema::iso8601_from_now(-60)) return;
-  sqlite3* handle = store.db().handle();
-  sqlite3_busy_timeout(handle, 0);
-  (void)schema::TokenStore(store.db()).touch(info.id, now);
-  sqlite3_busy_timeout(handle, 5000);  // Database::open's default
+  (void)schema::touch_token(store.db(), info.id, now);
 }
 
 // The token named by `authorization` (the header's value), or the error to answer.
 Result<CachedToken> check_token(const std::string& authorization, AppContext& app) {
-  const std::string value = trim(authorization);
+  const std::string value(trim(authorization, " \t"));
   const auto space = value.find(' ');
   if (space == std::string::npos || lower(value.substr(0, space)) != "bearer") {
     return token_required("the Authorization header is not a bearer token");
   }
-  const std::string token = trim(std::string_view(value).substr(space + 1));
+  const std::string token(trim(std::string_view(value).substr(space + 1), " \t"));
   const std::string key = app.settings().db_path + '\n' + schema::sha256_hex(token);
   const std::string now = schema::iso8601_from_now(0);
   auto& cache = TokenCache::instance();
@@ -122,22 +106,20 @@ Result<CachedToken> check_token(const std::string& authorization, AppContext& ap
     if (hit->expires_at.empty() || hit->expires_at > now) return *std::move(hit);
     return invalid_token("the API token '" + hit->name + "' expired at " + hit->expires_at);
   }
-  auto store = app.store();
-  if (!store) return std::move(store).error();
-  auto check = schema::TokenStore((*store)->db()).verify(token, now);
-  if (!check) return std::move(check).error();
-  switch (check->status) {
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(const auto check, schema::verify_token(store->db(), token, now));
+  switch (check.status) {
     case schema::TokenStatus::ok: break;
     case schema::TokenStatus::malformed:
     case schema::TokenStatus::unknown: return invalid_token("unknown API token");
     // The secret matched: whoever sent it holds the token, so saying why it no longer works leaks nothing.
     case schema::TokenStatus::revoked:
-      return invalid_token("the API token '" + check->info.name + "' was revoked at " + check->info.revoked_at);
+      return invalid_token("the API token '" + check.info.name + "' was revoked at " + check.info.revoked_at);
     case schema::TokenStatus::expired:
-      return invalid_token("the API token '" + check->info.name + "' expired at " + check->info.expires_at);
+      return invalid_token("the API token '" + check.info.name + "' expired at " + check.info.expires_at);
   }
-  touch(**store, check->info, now);
-  CachedToken entry{check->info.name, check->info.scopes, check->info.expires_at, {}};
+  touch(*store, check.info, now);
+  CachedToken entry{check.info.name, check.info.scopes, check.info.expires_at, {}};
   cache.put(key, entry);
   return entry;
 }

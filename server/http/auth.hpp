@@ -1,5 +1,5 @@
 #pragma once
-// Authentication and authorization of API requests (issue 11).
+// Authentication and authorization of API requests.
 // Clients send `Authorization: Bearer TOKEN`; tokens are created with `perftriage token create` and stored as salted
 // hashes only (schema/token_store.hpp). The decision is made from the request head, before any of the body is read,
 // so a refused request stores nothing and costs nothing.

@@ -33,8 +33,10 @@
 #include <thread>
 #include <vector>
 
-#include "server/http/auth.hpp"
+#include "common/strings.hpp"
 #include "server/app/observability.hpp"
+#include "server/http/auth.hpp"
+#include "server/http/request_id.hpp"
 #include "server/http/work_pool.hpp"
 
 namespace perftriage::server {
@@ -98,9 +100,8 @@ ApiRequest request_head(const http::request_header<>& req) {
   out.path = std::string(target.substr(0, qpos));
   if (qpos != std::string_view::npos) out.query = parse_query(target.substr(qpos + 1));
   for (const auto& field : req) {
-    std::string name(field.name_string());
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    out.headers[name] = std::string(field.value());
+    const auto name = field.name_string();
+    out.headers[lower({name.data(), name.size()})] = std::string(field.value());
   }
   return out;
 }
@@ -123,12 +124,6 @@ std::string mib(std::uint64_t bytes) {
   if (bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
   if (bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string(bytes) + " bytes";
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
 }
 
 // ---- spooling -------------------------------------------------------------------------------------------------

@@ -6,10 +6,6 @@
 
 namespace perftriage::server {
 
-std::string dump_json(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 ApiResponse json_response(unsigned status, const nlohmann::json& body) {
   return ApiResponse{status, "application/json", dump_json(body) + "\n", {}};
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.hpp"
 #include "common/result.hpp"
 
 namespace perftriage::server {
@@ -56,7 +57,6 @@ struct ApiResponse {
 };
 
 // JSON text that never throws on invalid UTF-8 in stored strings (replaced by U+FFFD).
-std::string dump_json(const nlohmann::json& j);
 ApiResponse json_response(unsigned status, const nlohmann::json& body);
 ApiResponse text_response(unsigned status, std::string content_type, std::string body);
 

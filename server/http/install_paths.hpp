@@ -1,5 +1,5 @@
 #pragma once
-// Where the installed binary finds its data files (issue 11, `cmake --install`). The layout is
+// Where the installed binary finds its data files (`cmake --install`). The layout is
 //   PREFIX/bin/perftriage
 //   PREFIX/share/perftriage/web/          the dashboard's assets
 //   PREFIX/share/perftriage/taxonomies/   copies of the built-in labeler taxonomies (those are embedded in the

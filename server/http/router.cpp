@@ -1,25 +1,15 @@
 #include "server/http/router.hpp"
 
+#include <algorithm>
 #include <exception>
+
+#include "common/strings.hpp"
 
 namespace perftriage::server {
 namespace {
 
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < path.size()) {
-    if (path[i] == '/') {
-      ++i;
-      continue;
-    }
-    auto j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    out.emplace_back(path.substr(i, j - i));
-    i = j;
-  }
-  return out;
-}
+// The path's segments; empty ones ("//", a trailing '/') are dropped.
+std::vector<std::string> split_path(std::string_view path) { return split(path, '/', EmptyParts::skip); }
 
 bool match(const std::vector<std::string>& pattern, const std::vector<std::string>& raw,
            std::vector<std::string>& params) {
@@ -34,6 +24,33 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
     }
   }
   return true;
+}
+
+// 400 unknown_parameter for the first query parameter the route does not declare (column = its name).
+std::optional<Error> unknown_parameter(const ApiRequest& request, const RouteOptions& options) {
+  if (!options.query_params) return std::nullopt;
+  const auto& declared = *options.query_params;
+  for (const auto& [name, value] : request.query) {
+    if (std::find(declared.begin(), declared.end(), name) != declared.end()) continue;
+    std::string message = request.method + " " + options.pattern + " takes no query parameter '" + name + "'";
+    const std::string* nearest = nullptr;
+    std::size_t best = 3;  // at most two edits away: a typo, not another word
+    for (const auto& d : declared) {
+      const std::size_t n = edit_distance(name, d);
+      if (n < best) best = n, nearest = &d;
+    }
+    if (nearest != nullptr) {
+      message += ": did you mean " + *nearest + "?";
+    } else if (declared.empty()) {
+      message += ": it takes none";
+    } else {
+      std::string list;
+      for (const auto& d : declared) list += (list.empty() ? "" : ", ") + d;
+      message += " (it takes " + list + ")";
+    }
+    return make_error(ErrorKind::invalid_input, "unknown_parameter", std::move(message), {}, 0, name);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -68,16 +85,16 @@ const RouteOptions& Router::options_for(std::string_view method, std::string_vie
   return route != nullptr ? route->options : unknown_;
 }
 
-ApiResponse Router::dispatch(ApiRequest request, AppContext& app) const {
+Result<ApiResponse> Router::answer(ApiRequest request, AppContext& app, std::string& allow) const {
   const auto raw = split_path(request.path);  // segments still percent-encoded
-  std::string allow;
   std::vector<std::string> params;
   if (const Route* route = find(request.method, raw, params, &allow)) {
+    if (auto refused = unknown_parameter(request, route->options)) return *refused;
     request.params = std::move(params);
     try {
       return route->handler(request, app);
     } catch (const std::exception& e) {  // a bug must answer 500, never take the server down
-      return error_response(make_error(ErrorKind::internal, "internal", std::string("internal error: ") + e.what()));
+      return make_error(ErrorKind::internal, "internal", std::string("internal error: ") + e.what());
     }
   }
   if (!allow.empty() && request.method == "OPTIONS") {
@@ -89,13 +106,23 @@ ApiResponse Router::dispatch(ApiRequest request, AppContext& app) const {
     return r;
   }
   if (!allow.empty()) {
-    auto r = error_response(make_error(ErrorKind::invalid_input, "method_not_allowed",
-                                       request.method + " is not allowed on " + request.path));
+    return make_error(ErrorKind::invalid_input, "method_not_allowed",
+                      request.method + " is not allowed on " + request.path);
+  }
+  return make_error(ErrorKind::not_found, "no_route", "no such resource: " + request.path);
+}
+
+ApiResponse Router::dispatch(ApiRequest request, AppContext& app) const {
+  std::string allow;  // the methods the path takes, when it matched a route of another method
+  auto answered = answer(std::move(request), app, allow);
+  if (answered) return std::move(answered).value();
+  // The one place where a handler's (or the router's) Error becomes an HTTP answer.
+  auto r = error_response(answered.error());
+  if (answered.error().code == "method_not_allowed") {
     r.status = 405;
     r.headers.emplace_back("Allow", allow);
-    return r;
   }
-  return error_response(make_error(ErrorKind::not_found, "no_route", "no such resource: " + request.path));
+  return r;
 }
 
 }  // namespace perftriage::server

@@ -1,6 +1,8 @@
 #pragma once
 // Method + path-pattern routing. Patterns are literal segments and {placeholders}
 // ("/api/v1/runs/{key}"); placeholders match one decoded segment.
+// Handlers return Result<ApiResponse>: an Error becomes its HTTP answer here, in Router::dispatch (error_response),
+// so a handler body reads as its logic (PT_TRY / PT_ASSIGN). A handler returning a plain ApiResponse still fits.
 // Each route also says where its handler runs and how large a body it takes, so the transport can refuse an
 // oversized body from the header alone and keep heavy work off the I/O threads.
 #include <cstddef>
@@ -14,7 +16,7 @@
 namespace perftriage::server {
 
 class AppContext;
-using Handler = std::function<ApiResponse(const ApiRequest&, AppContext&)>;
+using Handler = std::function<Result<ApiResponse>(const ApiRequest&, AppContext&)>;
 // Runs on the request's headers before the body is read (`body` is empty): an Error answers at once, the body is
 // never read and the connection is closed. For checks that need no body, such as "is a webhook secret configured".
 using HeaderCheck = std::function<std::optional<Error>(const ApiRequest&, AppContext&)>;
@@ -46,6 +48,10 @@ struct RouteOptions {
   // State-changing routes accept only their documented content types (lower-case media types without parameters);
   // empty = any. Checked from the header, before the body is read: 415 otherwise.
   std::vector<std::string> content_types;
+  // The query parameters the route takes. When declared, any other one answers 400 unknown_parameter (naming it, with
+  // the nearest declared name), so a typo such as `platfrom=` is refused instead of silently ignored. Undeclared
+  // (nullopt): any query is accepted (the dashboard's files, liveness, metrics, GitHub's webhook URL).
+  std::optional<std::vector<std::string>> query_params;
   std::string pattern;  // filled in by Router::add: the route's path pattern (metrics and access-log label)
   std::string method;   // filled in by Router::add
 
@@ -64,12 +70,17 @@ struct RouteOptions {
     content_types = std::move(types);
     return *this;
   }
+  RouteOptions& params(std::vector<std::string> names) {
+    query_params = std::move(names);
+    return *this;
+  }
 };
 
 class Router {
  public:
   void add(std::string method, std::string pattern, Handler handler, RouteOptions options = {});
-  // 404 for an unknown path, 405 (with Allow) for a known path and another method.
+  // 404 for an unknown path, 405 (with Allow) for a known path and another method, 400 for a query parameter the route
+  // does not declare; a handler's Error becomes its status and body (error_response).
   ApiResponse dispatch(ApiRequest request, AppContext& app) const;
   // The options of the route `dispatch` would run; defaults for an unknown route (it will answer 404 / 405).
   [[nodiscard]] const RouteOptions& options_for(std::string_view method, std::string_view path) const;
@@ -84,6 +95,7 @@ class Router {
     Handler handler;
     RouteOptions options;
   };
+  Result<ApiResponse> answer(ApiRequest request, AppContext& app, std::string& allow) const;
   const Route* find(std::string_view method, const std::vector<std::string>& raw, std::vector<std::string>& params,
                     std::string* allow) const;
   std::vector<Route> routes_;

@@ -1,12 +1,11 @@
-// The dashboard's assets from web/: GET / and GET /web/{file}. Names are looked up in the
-// directory listing, never joined from the request, so no path can escape web/.
+#include "server/http/static_files.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "server/app/app_context.hpp"
 #include "server/http/install_paths.hpp"
-#include "server/routes/routes.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -22,7 +21,9 @@ std::string content_type_for(const std::filesystem::path& p) {
   return "application/octet-stream";
 }
 
-ApiResponse serve_file(AppContext& app, const std::string& name) {
+}  // namespace
+
+Result<ApiResponse> web_file(const AppContext& app, const std::string& name) {
   namespace fs = std::filesystem;
   const fs::path dir = resolve_web_dir(app.settings().web_dir);  // installed share/perftriage/web, else the source
   std::error_code ec;
@@ -35,17 +36,7 @@ ApiResponse serve_file(AppContext& app, const std::string& name) {
     r.headers.emplace_back("Cache-Control", "no-cache");
     return r;
   }
-  return error_response(make_error(ErrorKind::not_found, "no_asset", "no such asset: " + name));
-}
-
-}  // namespace
-
-void register_static_routes(Router& router) {
-  router.add("GET", "/", [](const ApiRequest&, AppContext& app) { return serve_file(app, "index.html"); },
-             RouteOptions::on(Lane::io).require(Scope::none));
-  router.add("GET", "/web/{file}", [](const ApiRequest& req, AppContext& app) {
-    return serve_file(app, req.params.at(0));
-  }, RouteOptions::on(Lane::io).require(Scope::none));
+  return make_error(ErrorKind::not_found, "no_asset", "no such asset: " + name);
 }
 
 }  // namespace perftriage::server

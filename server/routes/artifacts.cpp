@@ -10,6 +10,7 @@
 #include "server/app/artifact_service.hpp"
 #include "server/app/case_findings.hpp"
 #include "server/app/queries.hpp"
+#include "server/http/request_file.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -47,30 +48,23 @@ json case_json(const CaseLookup& found) {
           {"config", found.case_ref.config}};
 }
 
-ApiResponse post_artifact(const ApiRequest& req, AppContext& app) {
-  auto file = uploaded_file(req, "artifact");
-  if (!file) return error_response(file.error());
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto found = find_case(**store, req.params.at(0), case_from(req));
-  if (!found) return error_response(found.error());
-  auto outcome = attach_artifact(**store, *found, *file, req.q("role"));
-  if (!outcome) return error_response(outcome.error());
-  json body = artifact_json(outcome->artifact);
-  body["status"] = outcome->duplicate ? "duplicate" : "stored";
-  return json_response(outcome->duplicate ? 200 : 201, body);
+Result<ApiResponse> post_artifact(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto file, uploaded_file(req, "artifact"));
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto found, find_case(*store, req.params.at(0), case_from(req)));
+  PT_ASSIGN(auto outcome, attach_artifact(*store, found, file, req.q("role")));
+  json body = artifact_json(outcome.artifact);
+  body["status"] = outcome.duplicate ? "duplicate" : "stored";
+  return json_response(outcome.duplicate ? 200 : 201, body);
 }
 
-ApiResponse list_artifacts(const ApiRequest& req, AppContext& app) {
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto found = find_case(**store, req.params.at(0), case_from(req));
-  if (!found) return error_response(found.error());
-  auto artifacts = schema::case_artifacts((*store)->db(), found->run.id, found->case_ref);
-  if (!artifacts) return error_response(artifacts.error());
-  json body = case_json(*found);
+Result<ApiResponse> list_artifacts(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto found, find_case(*store, req.params.at(0), case_from(req)));
+  PT_ASSIGN(auto artifacts, schema::case_artifacts(store->db(), found.run.id, found.case_ref));
+  json body = case_json(found);
   body["artifacts"] = json::array();
-  for (const auto& a : *artifacts) body["artifacts"].push_back(artifact_json(a));
+  for (const auto& a : artifacts) body["artifacts"].push_back(artifact_json(a));
   return json_response(200, body);
 }
 
@@ -78,31 +72,26 @@ std::string artifact_source(const model::ArtifactRecord& a) {
   return "artifact " + std::to_string(a.id) + " " + a.name + (a.role.empty() ? "" : " (" + a.role + ")");
 }
 
-ApiResponse get_case(const ApiRequest& req, AppContext& app) {
-  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
-  if (!threshold) return error_response(threshold.error());
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto found = find_case(**store, req.params.at(0), case_from(req));
-  if (!found) return error_response(found.error());
-  auto artifacts = schema::case_artifacts((*store)->db(), found->run.id, found->case_ref);
-  if (!artifacts) return error_response(artifacts.error());
+Result<ApiResponse> get_case(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto found, find_case(*store, req.params.at(0), case_from(req)));
+  PT_ASSIGN(auto artifacts, schema::case_artifacts(store->db(), found.run.id, found.case_ref));
 
   std::vector<SourcedFinding> all;
-  json body = case_json(*found);
+  json body = case_json(found);
   body["results"] = json::array();
-  for (const auto& row : found->rows) {
-    auto gb = analyzers::trace::graph_breaks_from_counts(row.graph_breaks.value_or(-1),
-                                                         row.unique_graph_breaks.value_or(-1),
-                                                         row.unique_graphs.value_or(-1));
-    if (!gb) return error_response(gb.error());
-    json r = result_json(row, *threshold);
-    r["findings"] = json::array({*gb});
+  for (const auto& row : found.rows) {
+    PT_ASSIGN(auto gb, analyzers::trace::graph_breaks_from_counts(row.graph_breaks.value_or(-1),
+                                                                  row.unique_graph_breaks.value_or(-1),
+                                                                  row.unique_graphs.value_or(-1)));
+    json r = result_json(row, threshold);
+    r["findings"] = json::array({gb});
     body["results"].push_back(std::move(r));
-    all.push_back({row.kind + " row (" + row.source + ")", *gb});
+    all.push_back({row.kind + " row (" + row.source + ")", std::move(gb)});
   }
   body["artifacts"] = json::array();
-  for (const auto& a : *artifacts) {
+  for (const auto& a : artifacts) {
     json aj = artifact_json(a);
     for (const auto& f : aj["findings"]) all.push_back({artifact_source(a), f});
     body["artifacts"].push_back(std::move(aj));
@@ -113,39 +102,31 @@ ApiResponse get_case(const ApiRequest& req, AppContext& app) {
 
 // The artifact named by the path's {id}: 400 for a malformed id, 404 for an unknown one.
 Result<model::ArtifactRecord> artifact_from_param(schema::Database& db, const std::string& param) {
-  auto id = artifact_id(param);
-  if (!id) return std::move(id).error();
-  auto artifact = schema::get_artifact(db, *id);
-  if (!artifact) return std::move(artifact).error();
-  if (!*artifact) {
-    return make_error(ErrorKind::not_found, "no_artifact", "no artifact with id " + std::to_string(*id), {}, 0, "id");
+  PT_ASSIGN(const std::int64_t id, artifact_id(param));
+  PT_ASSIGN(auto artifact, schema::get_artifact(db, id));
+  if (!artifact) {
+    return make_error(ErrorKind::not_found, "no_artifact", "no artifact with id " + std::to_string(id), {}, 0, "id");
   }
-  return std::move(**artifact);
+  return std::move(*artifact);
 }
 
-ApiResponse get_artifact(const ApiRequest& req, AppContext& app) {
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto artifact = artifact_from_param((*store)->db(), req.params.at(0));
-  if (!artifact) return error_response(artifact.error());
-  return json_response(200, artifact_json(*artifact));
+Result<ApiResponse> get_artifact(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto artifact, artifact_from_param(store->db(), req.params.at(0)));
+  return json_response(200, artifact_json(artifact));
 }
 
-ApiResponse get_artifact_raw(const ApiRequest& req, AppContext& app) {
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto artifact = artifact_from_param((*store)->db(), req.params.at(0));
-  if (!artifact) return error_response(artifact.error());
-  auto bytes = schema::artifact_bytes((*store)->db(), artifact->id);
-  if (!bytes) return error_response(bytes.error());
-  if (!*bytes) {  // deleted between the two reads
-    return error_response(make_error(ErrorKind::not_found, "no_artifact",
-                                     "no artifact with id " + std::to_string(artifact->id), {}, 0, "id"));
+Result<ApiResponse> get_artifact_raw(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto artifact, artifact_from_param(store->db(), req.params.at(0)));
+  PT_ASSIGN(auto bytes, schema::artifact_bytes(store->db(), artifact.id));
+  if (!bytes) {  // deleted between the two reads
+    return make_error(ErrorKind::not_found, "no_artifact", "no artifact with id " + std::to_string(artifact.id), {}, 0,
+                      "id");
   }
-  const bool gzip = artifact->compression == "gzip";
-  ApiResponse res = text_response(200, gzip ? "application/gzip" : "application/octet-stream", std::move(**bytes));
-  res.headers.emplace_back("Content-Disposition",
-                           "attachment; filename=\"" + header_file_name(artifact->name) + "\"");
+  const bool gzip = artifact.compression == "gzip";
+  ApiResponse res = text_response(200, gzip ? "application/gzip" : "application/octet-stream", std::move(*bytes));
+  res.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + header_file_name(artifact.name) + "\"");
   return res;
 }
 
@@ -157,11 +138,12 @@ void register_artifact_routes(Router& router) {
              RouteOptions::on(Lane::heavy, 0)
                  .require(Scope::upload)
                  .accept({"application/json", "application/gzip", "application/x-gzip", "application/octet-stream",
-                          "text/plain", "multipart/form-data"}));
-  router.add("GET", c + "/artifacts", list_artifacts);
-  router.add("GET", c, get_case);
-  router.add("GET", "/api/v1/artifacts/{id}", get_artifact);
-  router.add("GET", "/api/v1/artifacts/{id}/raw", get_artifact_raw);
+                          "text/plain", "multipart/form-data"})
+                 .params({"name", "role", "config"}));
+  router.add("GET", c + "/artifacts", list_artifacts, RouteOptions{}.params({"config"}));
+  router.add("GET", c, get_case, RouteOptions{}.params({"config", "threshold"}));
+  router.add("GET", "/api/v1/artifacts/{id}", get_artifact, RouteOptions{}.params({}));
+  router.add("GET", "/api/v1/artifacts/{id}/raw", get_artifact_raw, RouteOptions{}.params({}));
 }
 
 }  // namespace perftriage::server

@@ -2,18 +2,16 @@
 // answers what `perftriage classify --json FILE` prints. Nothing is stored.
 #include "analyzers/trace/classify.hpp"
 #include "server/app/app_context.hpp"
-#include "server/app/artifact_service.hpp"
+#include "server/http/request_file.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
 namespace {
 
-ApiResponse post_classify(const ApiRequest& req, AppContext&) {
-  auto file = uploaded_file(req, "upload");
-  if (!file) return error_response(file.error());
-  auto result = analyzers::trace::classify_bytes(file->bytes(), file->name);
-  if (!result) return error_response(result.error());
-  return json_response(200, *result);
+Result<ApiResponse> post_classify(const ApiRequest& req, AppContext&) {
+  PT_ASSIGN(auto file, uploaded_file(req, "upload"));
+  PT_ASSIGN(auto result, analyzers::trace::classify_bytes(file.bytes(), file.name));
+  return json_response(200, result);
 }
 
 }  // namespace
@@ -24,7 +22,8 @@ void register_classify_routes(Router& router) {
              RouteOptions::on(Lane::heavy, 0)
                  .require(Scope::read)
                  .accept({"application/json", "application/gzip", "application/x-gzip", "application/octet-stream",
-                          "text/plain", "multipart/form-data"}));
+                          "text/plain", "multipart/form-data"})
+                 .params({"name"}));
 }
 
 }  // namespace perftriage::server

@@ -27,9 +27,8 @@ class StatsCache {
  public:
   Result<std::vector<dq::GroupStats>> get(schema::Database& db, const std::string& db_path, std::int64_t run_id,
                                           double threshold, Observability& obs) {
-    auto stamp = dq::run_stamp(db, run_id);
-    if (!stamp) return std::move(stamp).error();
-    const Key key{db_path, run_id, stamp->live_files, stamp->max_file_id, stamp->last_audit_id, threshold};
+    PT_ASSIGN(const auto stamp, dq::run_stamp(db, run_id));
+    const Key key{db_path, run_id, stamp.live_files, stamp.max_file_id, stamp.last_audit_id, threshold};
     {
       std::lock_guard lock(mutex_);
       if (auto it = entries_.find(key); it != entries_.end()) {
@@ -38,11 +37,10 @@ class StatsCache {
       }
     }
     obs.cache_lookup("dashboard", false);
-    auto stats = dq::run_group_stats(db, run_id, threshold);
-    if (!stats) return std::move(stats).error();
+    PT_ASSIGN(auto stats, dq::run_group_stats(db, run_id, threshold));
     std::lock_guard lock(mutex_);
     if (entries_.size() >= kMaxEntries) entries_.clear();
-    entries_.emplace(key, *stats);
+    entries_.emplace(key, stats);
     return stats;
   }
 
@@ -123,82 +121,76 @@ Result<std::int64_t> parse_limit(const std::string& text, const char* name, std:
 }
 
 Result<Summary> run_summary(schema::Database& db, const AppContext& app, std::int64_t run_id, double threshold) {
-  auto stats = cache().get(db, app.settings().db_path, run_id, threshold, app.obs());
-  if (!stats) return std::move(stats).error();
+  PT_ASSIGN(const auto stats, cache().get(db, app.settings().db_path, run_id, threshold, app.obs()));
   Summary s;
-  for (const auto& g : *stats) s.add(g);
+  for (const auto& g : stats) s.add(g);
   return s;
 }
 
-ApiResponse get_overview(const ApiRequest& req, AppContext& app) {
-  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
-  if (!threshold) return error_response(threshold.error());
-  auto history = parse_limit(req.q("runs"), "runs", 30, 200);
-  if (!history) return error_response(history.error());
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto& db = (*store)->db();
-  auto platforms = dq::platforms(db);
-  if (!platforms) return error_response(platforms.error());
-  json out = json::array();
-  for (const auto& platform : *platforms) {
-    auto runs = dq::list_runs(db, platform, *history);
-    if (!runs) return error_response(runs.error());
-    if (runs->empty()) continue;
-    json series = json::array();
-    std::vector<Summary> summaries;
-    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {  // oldest first
-      auto s = run_summary(db, app, it->id, *threshold);
-      if (!s) return error_response(s.error());
-      series.push_back({{"run", it->key},
-                        {"created_at", it->created_at},
-                        {"geomean_speedup_hud", opt_number(s->hud(), s->measured > 0)},
-                        {"geomean_speedup_runner", opt_number(s->runner(), s->measured > 0)},
-                        {"pass_rate", opt_number(s->pass_rate(), s->has_pass_rate())},
-                        {"slow", s->slow}});
-      summaries.push_back(*s);
-    }
-    const Summary& latest = summaries.back();
-    json entry{{"platform", platform}, {"latest", brief_json(runs->front())}, {"summary", latest.to_json()},
-               {"history", std::move(series)}, {"previous", nullptr}, {"change", nullptr}};
-    if (summaries.size() >= 2) {
-      const Summary& prev = summaries[summaries.size() - 2];
-      entry["previous"] = brief_json((*runs)[1]);
-      entry["previous_summary"] = prev.to_json();
-      const bool both = latest.measured > 0 && prev.measured > 0;
-      entry["change"] = {
-          {"geomean_speedup_hud", opt_number(latest.hud() / prev.hud() - 1.0, both)},
-          {"geomean_speedup_runner", opt_number(latest.runner() / prev.runner() - 1.0, both)},
-          {"pass_rate", opt_number(latest.pass_rate() - prev.pass_rate(),
-                                   latest.has_pass_rate() && prev.has_pass_rate())},
-          {"slow", latest.slow - prev.slow},
-          {"failed", latest.failed - prev.failed},
-          {"accuracy_failed", latest.accuracy_failed - prev.accuracy_failed}};
-    }
-    out.push_back(std::move(entry));
+// One platform of the overview: its latest run, the change against the previous one, and `runs` (newest first) as a
+// series, oldest first.
+Result<json> platform_overview(schema::Database& db, const AppContext& app, const std::string& platform,
+                               const std::vector<dq::RunBrief>& runs, double threshold) {
+  json series = json::array();
+  std::vector<Summary> summaries;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {  // oldest first
+    PT_ASSIGN(const Summary s, run_summary(db, app, it->id, threshold));
+    series.push_back({{"run", it->key},
+                      {"created_at", it->created_at},
+                      {"geomean_speedup_hud", opt_number(s.hud(), s.measured > 0)},
+                      {"geomean_speedup_runner", opt_number(s.runner(), s.measured > 0)},
+                      {"pass_rate", opt_number(s.pass_rate(), s.has_pass_rate())},
+                      {"slow", s.slow}});
+    summaries.push_back(s);
   }
-  return json_response(200, {{"threshold", *threshold}, {"platforms", std::move(out)}});
+  const Summary& latest = summaries.back();
+  json entry{{"platform", platform}, {"latest", brief_json(runs.front())}, {"summary", latest.to_json()},
+             {"history", std::move(series)}, {"previous", nullptr}, {"change", nullptr}};
+  if (summaries.size() >= 2) {
+    const Summary& prev = summaries[summaries.size() - 2];
+    entry["previous"] = brief_json(runs[1]);
+    entry["previous_summary"] = prev.to_json();
+    const bool both = latest.measured > 0 && prev.measured > 0;
+    entry["change"] = {
+        {"geomean_speedup_hud", opt_number(latest.hud() / prev.hud() - 1.0, both)},
+        {"geomean_speedup_runner", opt_number(latest.runner() / prev.runner() - 1.0, both)},
+        {"pass_rate", opt_number(latest.pass_rate() - prev.pass_rate(),
+                                 latest.has_pass_rate() && prev.has_pass_rate())},
+        {"slow", latest.slow - prev.slow},
+        {"failed", latest.failed - prev.failed},
+        {"accuracy_failed", latest.accuracy_failed - prev.accuracy_failed}};
+  }
+  return entry;
 }
 
-ApiResponse get_matrix(const ApiRequest& req, AppContext& app) {
-  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
-  if (!threshold) return error_response(threshold.error());
-  const std::string key = req.q("run");
-  if (key.empty()) {
-    return error_response(
-        make_error(ErrorKind::invalid_input, "missing_parameter", "run is required", {}, 0, "run"));
+Result<ApiResponse> get_overview(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  PT_ASSIGN(const std::int64_t history, parse_limit(req.q("runs"), "runs", 30, 200));
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto platforms, dq::platforms(db));
+  json out = json::array();
+  for (const auto& platform : platforms) {
+    PT_ASSIGN(const auto runs, dq::list_runs(db, platform, history));
+    if (runs.empty()) continue;
+    PT_ASSIGN(json entry, platform_overview(db, app, platform, runs, threshold));
+    out.push_back(std::move(entry));
   }
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto& db = (*store)->db();
-  auto run = dq::find_run(db, key);
-  if (!run) return error_response(run.error());
-  if (!*run) return error_response(make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'", {}, 0, "run"));
-  auto stats = cache().get(db, app.settings().db_path, (*run)->id, *threshold, app.obs());
-  if (!stats) return error_response(stats.error());
+  return json_response(200, {{"threshold", threshold}, {"platforms", std::move(out)}});
+}
+
+Result<ApiResponse> get_matrix(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  const std::string key = req.q("run");
+  if (key.empty()) return make_error(ErrorKind::invalid_input, "missing_parameter", "run is required", {}, 0, "run");
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto run, dq::find_run(db, key));
+  if (!run) return make_error(ErrorKind::not_found, "no_run", "no run '" + key + "'", {}, 0, "run");
+  PT_ASSIGN(const auto stats, cache().get(db, app.settings().db_path, run->id, threshold, app.obs()));
   std::map<std::tuple<std::string, std::string, std::string>, Summary> cells;
   Summary total;
-  for (const auto& g : *stats) {
+  for (const auto& g : stats) {
     cells[{g.suite, g.dtype, g.mode}].add(g);
     total.add(g);
   }
@@ -220,8 +212,8 @@ ApiResponse get_matrix(const ApiRequest& req, AppContext& app) {
     for (const auto& [k, n] : m) a.push_back(k);
     return a;
   };
-  return json_response(200, {{"run", brief_json(**run)},
-                             {"threshold", *threshold},
+  return json_response(200, {{"run", brief_json(*run)},
+                             {"threshold", threshold},
                              {"summary", total.to_json()},
                              {"suites", names(suites)},
                              {"dtypes", names(dtypes)},
@@ -229,29 +221,24 @@ ApiResponse get_matrix(const ApiRequest& req, AppContext& app) {
                              {"cells", std::move(list)}});
 }
 
-ApiResponse get_runs(const ApiRequest& req, AppContext& app) {
-  auto limit = parse_limit(req.q("limit"), "limit", 500, 10000);
-  if (!limit) return error_response(limit.error());
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto& db = (*store)->db();
-  auto runs = dq::list_runs(db, req.q("platform"), *limit);
-  if (!runs) return error_response(runs.error());
-  auto platforms = dq::platforms(db);
-  if (!platforms) return error_response(platforms.error());
-  auto tags = dq::tags(db);
-  if (!tags) return error_response(tags.error());
+Result<ApiResponse> get_runs(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const std::int64_t limit, parse_limit(req.q("limit"), "limit", 500, 10000));
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto runs, dq::list_runs(db, req.q("platform"), limit));
+  PT_ASSIGN(const auto platforms, dq::platforms(db));
+  PT_ASSIGN(const auto tags, dq::tags(db));
   json list = json::array();
-  for (const auto& r : *runs) list.push_back(brief_json(r));
-  return json_response(200, {{"runs", std::move(list)}, {"platforms", *platforms}, {"tags", *tags}});
+  for (const auto& r : runs) list.push_back(brief_json(r));
+  return json_response(200, {{"runs", std::move(list)}, {"platforms", platforms}, {"tags", tags}});
 }
 
 }  // namespace
 
 void register_dashboard_routes(Router& router) {
-  router.add("GET", "/api/v1/dashboard/overview", get_overview);
-  router.add("GET", "/api/v1/dashboard/matrix", get_matrix);
-  router.add("GET", "/api/v1/dashboard/runs", get_runs);
+  router.add("GET", "/api/v1/dashboard/overview", get_overview, RouteOptions{}.params({"threshold", "runs"}));
+  router.add("GET", "/api/v1/dashboard/matrix", get_matrix, RouteOptions{}.params({"run", "threshold"}));
+  router.add("GET", "/api/v1/dashboard/runs", get_runs, RouteOptions{}.params({"platform", "limit"}));
 }
 
 }  // namespace perftriage::server

@@ -65,49 +65,28 @@ json series_json(const std::vector<const schema::HistoryPoint*>& points, const s
           {"points", std::move(list)}, {"change_points", std::move(changes)}};
 }
 
-ApiResponse get_history(const ApiRequest& req, AppContext& app) {
-  schema::HistoryQuery q;
-  q.suite = req.params.at(0);
-  q.model = req.params.at(1);
-  q.platform = req.q("platform");
-  q.dtype = req.q("dtype");
-  q.mode = req.q("mode");
-  if (req.query.count("config")) q.config = req.q("config");
-  const std::string metric = req.q("metric", "speedup");
-  if (q.platform.empty()) {
-    return error_response(
-        make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform"));
-  }
-  if (metric != "speedup" && metric != "compiled_ms" && metric != "eager_ms") {
-    return error_response(make_error(ErrorKind::invalid_input, "bad_metric",
-                                     "metric must be speedup, compiled_ms or eager_ms", {}, 0, "metric"));
-  }
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto points = schema::case_history(**store, q);
-  if (!points) return error_response(points.error());
-  if (points->empty()) {
-    return error_response(make_error(ErrorKind::not_found, "no_history",
-                                     "no " + q.platform + " result for " + q.suite + "/" + q.model));
-  }
-  const cmp::StepParams params;
+// Consecutive points of one (dtype, mode, config) make one series (the store returns them grouped).
+json all_series(const std::vector<schema::HistoryPoint>& points, const std::string& metric,
+                const cmp::StepParams& params) {
   json series = json::array();
   std::vector<const schema::HistoryPoint*> current;
-  for (std::size_t i = 0; i <= points->size(); ++i) {
-    const bool end = i == points->size();
-    if (!current.empty() && (end || (*points)[i].dtype != current.front()->dtype ||
-                             (*points)[i].mode != current.front()->mode ||
-                             (*points)[i].config != current.front()->config)) {
+  for (std::size_t i = 0; i <= points.size(); ++i) {
+    const bool end = i == points.size();
+    if (!current.empty() && (end || points[i].dtype != current.front()->dtype ||
+                             points[i].mode != current.front()->mode || points[i].config != current.front()->config)) {
       series.push_back(series_json(current, metric, params));
       current.clear();
     }
-    if (!end) current.push_back(&(*points)[i]);
+    if (!end) current.push_back(&points[i]);
   }
-  // What the classifiers found for this model on the platform, run by run (artifacts attached to cases).
-  auto artifacts = schema::model_artifact_findings((*store)->db(), q.platform, q.suite, q.model);
-  if (!artifacts) return error_response(artifacts.error());
+  return series;
+}
+
+// What the classifiers found for this model on the platform, run by run (artifacts attached to cases).
+Result<json> model_findings(schema::Database& db, const schema::HistoryQuery& q) {
+  PT_ASSIGN(const auto artifacts, schema::model_artifact_findings(db, q.platform, q.suite, q.model));
   json findings = json::array();
-  for (const auto& a : *artifacts) {
+  for (const auto& a : artifacts) {
     if ((!q.dtype.empty() && a.case_ref.dtype != q.dtype) || (!q.mode.empty() && a.case_ref.mode != q.mode)) continue;
     const json list = json::parse(a.findings_json, nullptr, false);
     if (!list.is_array()) continue;
@@ -124,6 +103,33 @@ ApiResponse get_history(const ApiRequest& req, AppContext& app) {
                           {"evidence", f.value("evidence", "")}});
     }
   }
+  return findings;
+}
+
+Result<ApiResponse> get_history(const ApiRequest& req, AppContext& app) {
+  schema::HistoryQuery q;
+  q.suite = req.params.at(0);
+  q.model = req.params.at(1);
+  q.platform = req.q("platform");
+  q.dtype = req.q("dtype");
+  q.mode = req.q("mode");
+  if (req.query.count("config")) q.config = req.q("config");
+  const std::string metric = req.q("metric", "speedup");
+  if (q.platform.empty()) {
+    return make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform");
+  }
+  if (metric != "speedup" && metric != "compiled_ms" && metric != "eager_ms") {
+    return make_error(ErrorKind::invalid_input, "bad_metric", "metric must be speedup, compiled_ms or eager_ms", {}, 0,
+                      "metric");
+  }
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(const auto points, schema::case_history(store->db(), q));
+  if (points.empty()) {
+    return make_error(ErrorKind::not_found, "no_history", "no " + q.platform + " result for " + q.suite + "/" + q.model);
+  }
+  const cmp::StepParams params;
+  json series = all_series(points, metric, params);
+  PT_ASSIGN(json findings, model_findings(store->db(), q));
   return json_response(200, {{"suite", q.suite},
                              {"model", q.model},
                              {"platform", q.platform},
@@ -135,18 +141,17 @@ ApiResponse get_history(const ApiRequest& req, AppContext& app) {
 
 // "Slower than eager" (speedup < 1) is kept current at ingest (schema/backlog_store.hpp); other thresholds
 // are computed from every run of the platform below.
-ApiResponse maintained_backlog(schema::Store& store, const std::string& platform) {
-  auto runs = schema::count_platform_runs(store.db(), platform);
-  if (!runs) return error_response(runs.error());
-  if (*runs == 0) {
-    return error_response(
-        make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform"));
-  }
-  auto entries = schema::read_backlog(store.db(), platform);
-  if (!entries) return error_response(entries.error());
+Error no_run_for(const std::string& platform) {
+  return make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform");
+}
+
+Result<ApiResponse> maintained_backlog(schema::Store& store, const std::string& platform) {
+  PT_ASSIGN(const std::int64_t runs, schema::count_platform_runs(store.db(), platform));
+  if (runs == 0) return no_run_for(platform);
+  PT_ASSIGN(const auto entries, schema::read_backlog(store.db(), platform));
   json cases = json::array();
   std::map<std::string, std::int64_t> counts{{"open", 0}, {"fixed", 0}, {"failing", 0}};
-  for (const auto& e : *entries) {
+  for (const auto& e : entries) {
     ++counts[e.status];
     cases.push_back({{"suite", e.suite},
                      {"dtype", e.dtype},
@@ -164,40 +169,33 @@ ApiResponse maintained_backlog(schema::Store& store, const std::string& platform
   }
   return json_response(200, {{"platform", platform},
                              {"threshold", 1.0},
-                             {"runs", *runs},
+                             {"runs", runs},
                              {"open", counts["open"]},
                              {"fixed", counts["fixed"]},
                              {"failing", counts["failing"]},
                              {"cases", std::move(cases)}});
 }
 
-ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> get_backlog(const ApiRequest& req, AppContext& app) {
   const std::string platform = req.q("platform");
   if (platform.empty()) {
-    return error_response(
-        make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform"));
+    return make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform");
   }
-  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
-  if (!threshold) return error_response(threshold.error());
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  if (*threshold == 1.0) return maintained_backlog(**store, platform);  // the default: read, not recomputed
-  auto data = schema::backlog_rows(**store, platform, *threshold);
-  if (!data) return error_response(data.error());
-  if (data->runs.empty()) {
-    return error_response(
-        make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform"));
-  }
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  PT_ASSIGN(auto store, app.store());
+  if (threshold == 1.0) return maintained_backlog(*store, platform);  // the default: read, not recomputed
+  PT_ASSIGN(const auto data, schema::backlog_rows(store->db(), platform, threshold));
+  if (data.runs.empty()) return no_run_for(platform);
   std::map<std::int64_t, std::size_t> index;
-  for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
+  for (std::size_t i = 0; i < data.runs.size(); ++i) index[data.runs[i].id] = i;
   std::vector<cmp::BacklogObservation> observations;
-  observations.reserve(data->rows.size());
-  for (const auto& r : data->rows) {
+  observations.reserve(data.rows.size());
+  for (const auto& r : data.rows) {
     observations.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup,
                             r.speedup_text, r.failed});
   }
-  const auto entries = cmp::build_backlog(std::move(observations), *threshold);
-  const auto key = [&](std::size_t i) { return data->runs[i].meta.key; };
+  const auto entries = cmp::build_backlog(std::move(observations), threshold);
+  const auto key = [&](std::size_t i) { return data.runs[i].meta.key; };
   json cases = json::array();
   std::map<std::string, std::int64_t> counts{{"open", 0}, {"fixed", 0}, {"failing", 0}};
   for (const auto& e : entries) {
@@ -217,8 +215,8 @@ ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
                      {"runs_slow", e.runs_slow}});
   }
   return json_response(200, {{"platform", platform},
-                             {"threshold", *threshold},
-                             {"runs", data->runs.size()},
+                             {"threshold", threshold},
+                             {"runs", data.runs.size()},
                              {"open", counts["open"]},
                              {"fixed", counts["fixed"]},
                              {"failing", counts["failing"]},
@@ -228,8 +226,9 @@ ApiResponse get_backlog(const ApiRequest& req, AppContext& app) {
 }  // namespace
 
 void register_history_routes(Router& router) {
-  router.add("GET", "/api/v1/cases/{suite}/{model}/history", get_history);
-  router.add("GET", "/api/v1/backlog", get_backlog);
+  router.add("GET", "/api/v1/cases/{suite}/{model}/history", get_history,
+             RouteOptions{}.params({"platform", "dtype", "mode", "config", "metric"}));
+  router.add("GET", "/api/v1/backlog", get_backlog, RouteOptions{}.params({"platform", "threshold"}));
 }
 
 }  // namespace perftriage::server

@@ -64,25 +64,19 @@ Result<lb::IssueInput> read_issue(const json& j) {
   return in;
 }
 
-ApiResponse label(const ApiRequest& req, AppContext& app) {
-  auto parsed = parse_bounded_json(req.bytes(), "label request", JsonLimits::bytes(kMaxLabelRequestBytes));
-  if (!parsed) return error_response(parsed.error());
-  const json& j = *parsed;
-  auto issue = read_issue(j);
-  if (!issue) return error_response(issue.error());
-  auto taxonomy = request_taxonomy(j.value("taxonomy", json()), app.settings().github.taxonomy);
-  if (!taxonomy) return error_response(taxonomy.error());
-  if (issue->repo.empty()) issue->repo = taxonomy->repo;
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto result = label_with_evidence(**store, *issue, *taxonomy, lb::LabelSettings{});
-  if (!result) return error_response(result.error());
-  json out = lb::to_json(*result);
-  out["comment"] = lb::render_comment(*issue, *result);
+Result<ApiResponse> label(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const json j, parse_bounded_json(req.bytes(), "label request", JsonLimits::bytes(kMaxLabelRequestBytes)));
+  PT_ASSIGN(auto issue, read_issue(j));
+  PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), app.settings().github.taxonomy));
+  if (issue.repo.empty()) issue.repo = taxonomy.repo;
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto result, label_with_evidence(*store, issue, taxonomy, lb::LabelSettings{}));
+  json out = lb::to_json(result);
+  out["comment"] = lb::render_comment(issue, result);
   return json_response(200, out);
 }
 
-ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> list_issues(const ApiRequest& req, AppContext& app) {
   std::int64_t limit = 500;
   if (auto l = req.q("limit"); !l.empty()) {
     try {
@@ -90,15 +84,12 @@ ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
     } catch (const std::exception&) {
       limit = -1;
     }
-    if (limit <= 0) return error_response(bad("bad_limit", "limit must be a positive integer", "limit"));
+    if (limit <= 0) return bad("bad_limit", "limit must be a positive integer", "limit");
   }
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  schema::BotStore bot((*store)->db());
-  auto issues = bot.labeled_issues(limit);
-  if (!issues) return error_response(issues.error());
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto issues, schema::labeled_issues(store->db(), limit));
   json out = json::array();
-  for (const auto& i : *issues) out.push_back(schema::to_json(i));
+  for (const auto& i : issues) out.push_back(schema::to_json(i));
   return json_response(200, {{"issues", out}});
 }
 
@@ -107,8 +98,11 @@ ApiResponse list_issues(const ApiRequest& req, AppContext& app) {
 void register_label_routes(Router& router) {
   // Computes and stores nothing: a read (public by default), JSON only.
   router.add("POST", "/api/v1/label", label,
-             RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes).require(Scope::read).accept({"application/json"}));
-  router.add("GET", "/api/v1/issues", list_issues);
+             RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes)
+                 .require(Scope::read)
+                 .accept({"application/json"})
+                 .params({}));
+  router.add("GET", "/api/v1/issues", list_issues, RouteOptions{}.params({"limit"}));
 }
 
 }  // namespace perftriage::server

@@ -20,7 +20,8 @@ Router make_router() {
   register_dashboard_routes(router);
   register_metrics_routes(router);
   register_openapi_routes(router);
-  register_static_routes(router);
+  register_web_routes(router);
+  register_index_routes(router);  // last: it lists the routes above
   return router;
 }
 

@@ -24,45 +24,40 @@ Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
 }
 
-ApiResponse list_outbox(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> list_outbox(const ApiRequest& req, AppContext& app) {
   std::optional<schema::OutboxState> state;
   if (auto s = req.q("state"); !s.empty()) {
     state = schema::parse_outbox_state(s);
-    if (!state) return error_response(bad("bad_state", "state is pending, sent, failed or dry_run", "state"));
+    if (!state) return bad("bad_state", "state is pending, sent, failed or dry_run", "state");
   }
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  schema::BotStore bot((*store)->db());
-  auto rows = bot.list_outbox(state);
-  if (!rows) return error_response(rows.error());
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto rows, schema::list_outbox(db, state));
   json actions = json::array();
-  for (const auto& r : *rows) actions.push_back(schema::to_json(r));
+  for (const auto& r : rows) actions.push_back(schema::to_json(r));
   json counts = json::object();
   for (auto s : {schema::OutboxState::pending, schema::OutboxState::sent, schema::OutboxState::failed,
                  schema::OutboxState::dry_run}) {
-    auto n = bot.count_outbox(s);
-    if (!n) return error_response(n.error());
-    counts[std::string(schema::to_string(s))] = *n;
+    PT_ASSIGN(counts[std::string(schema::to_string(s))], schema::count_outbox(db, s));
   }
   return json_response(200, {{"actions", actions}, {"counts", counts},
                              {"dry_run", app.settings().github.token.empty()}});
 }
 
-ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
-  auto parsed = parse_bounded_json(req.bytes(), "tracking issue", JsonLimits::bytes(kMaxTrackingRequestBytes));
-  if (!parsed) return error_response(parsed.error());
-  const json& j = *parsed;
-  if (!j.is_object()) return error_response(bad("bad_json", "the body must be a JSON object"));
+// The request body of POST /api/v1/outbox/tracking-issue, checked: the fields GitHub takes, within its limits.
+Result<nlohmann::json> tracking_request(const ApiRequest& req) {
+  PT_ASSIGN(json j, parse_bounded_json(req.bytes(), "tracking issue", JsonLimits::bytes(kMaxTrackingRequestBytes)));
+  if (!j.is_object()) return bad("bad_json", "the body must be a JSON object");
   for (const char* field : {"repo", "platform", "release", "kind", "title", "body"}) {
     if (!j.contains(field) || !j[field].is_string() || j[field].get_ref<const std::string&>().empty())
-      return error_response(bad("missing_field", std::string("\"") + field + "\" (a string) is required", field));
+      return bad("missing_field", std::string("\"") + field + "\" (a string) is required", field);
   }
   if (!is_github_repo(j["repo"].get_ref<const std::string&>())) {
-    return error_response(bad("bad_repo", "\"repo\" must be a GitHub \"owner/name\"", "repo"));
+    return bad("bad_repo", "\"repo\" must be a GitHub \"owner/name\"", "repo");
   }
   if (utf8_chars(j["title"].get_ref<const std::string&>()) > kMaxTitleChars ||
       utf8_chars(j["body"].get_ref<const std::string&>()) > kMaxBodyChars) {
-    return error_response(bad("too_long", "\"title\" is at most 256 and \"body\" at most 65,536 characters"));
+    return bad("too_long", "\"title\" is at most 256 and \"body\" at most 65,536 characters");
   }
   if (j.contains("labels")) {
     const json& labels = j["labels"];
@@ -72,36 +67,39 @@ ApiResponse queue_tracking_issue(const ApiRequest& req, AppContext& app) {
            utf8_chars(labels[i].get_ref<const std::string&>()) <= kMaxLabelChars;
     }
     if (!ok) {
-      return error_response(bad("bad_labels", "\"labels\" is an array of at most 100 label names of at most 50 "
-                                              "characters", "labels"));
+      return bad("bad_labels", "\"labels\" is an array of at most 100 label names of at most 50 characters",
+                 "labels");
     }
   }
+  return j;
+}
+
+Result<ApiResponse> queue_tracking_issue(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(const json j, tracking_request(req));
   const std::string fingerprint = j["platform"].get<std::string>() + "|" + j["release"].get<std::string>() + "|" +
                                   j["kind"].get<std::string>();
   schema::NewAction action{j["repo"].get<std::string>(), 0, schema::OutboxKind::upsert_tracking_issue,
                            {{"fingerprint", fingerprint}, {"title", j["title"]}, {"body", j["body"]}}};
   if (j.contains("labels") && j["labels"].is_array()) action.payload["labels"] = j["labels"];
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto& db = (*store)->db();
-  schema::BotStore bot(db);
-  auto tx = schema::Transaction::begin(db);
-  if (!tx) return error_response(tx.error());
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(auto tx, schema::Transaction::begin(db));
   const bool dry_run = app.settings().github.token.empty();
-  auto id = bot.enqueue(action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms());
-  if (!id) return error_response(id.error());
-  if (auto r = tx->commit(); !r) return error_response(r.error());
-  return json_response(202, {{"status", "queued"}, {"id", *id}, {"fingerprint", fingerprint}, {"dry_run", dry_run}});
+  PT_ASSIGN(const std::int64_t id,
+            schema::enqueue(db, action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
+  PT_TRY(tx.commit());
+  return json_response(202, {{"status", "queued"}, {"id", id}, {"fingerprint", fingerprint}, {"dry_run", dry_run}});
 }
 
 }  // namespace
 
 void register_outbox_routes(Router& router) {
-  router.add("GET", "/api/v1/outbox", list_outbox, RouteOptions{}.require(Scope::bot));
+  router.add("GET", "/api/v1/outbox", list_outbox, RouteOptions{}.require(Scope::bot).params({"state"}));
   router.add("POST", "/api/v1/outbox/tracking-issue", queue_tracking_issue,
              RouteOptions::on(Lane::heavy, kMaxTrackingRequestBytes)
                  .require(Scope::triage)
-                 .accept({"application/json"}));
+                 .accept({"application/json"})
+                 .params({}));
 }
 
 }  // namespace perftriage::server

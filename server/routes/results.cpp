@@ -35,20 +35,16 @@ Result<std::int64_t> parse_count(const std::string& text, const char* name, std:
   return v;
 }
 
-ApiResponse get_results(const ApiRequest& req, AppContext& app) {
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto threshold = parse_threshold(req.q("threshold"), app.settings().slow_threshold);
-  if (!threshold) return error_response(threshold.error());
-  auto runs = resolve_runs(**store, req.q("run"), req.q("platform"));
-  if (!runs) return error_response(runs.error());
+Result<ApiResponse> get_results(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  PT_ASSIGN(const auto runs, resolve_runs(*store, req.q("run"), req.q("platform")));
 
   if (req.q("flag") == "missing") {  // derived by comparison, not stored per row
     json out = json::array();
-    for (const auto& run : *runs) {
-      auto missing = (*store)->missing(run);
-      if (!missing) return error_response(missing.error());
-      for (const auto& m : *missing) {
+    for (const auto& run : runs) {
+      PT_ASSIGN(const auto missing, schema::missing(store->db(), run));
+      for (const auto& m : missing) {
         if (!req.q("suite").empty() && m.suite != req.q("suite")) continue;
         if (!req.q("dtype").empty() && m.dtype != req.q("dtype")) continue;
         if (!req.q("mode").empty() && m.mode != req.q("mode")) continue;
@@ -61,34 +57,30 @@ ApiResponse get_results(const ApiRequest& req, AppContext& app) {
     return json_response(200, {{"results", out}, {"count", out.size()}});
   }
 
-  auto flag = parse_flag(req.q("flag"));
-  if (!flag) return error_response(flag.error());
-  auto limit = parse_count(req.q("limit"), "limit", 5000);
-  if (!limit) return error_response(limit.error());
-  auto offset = parse_count(req.q("offset"), "offset", 0);
-  if (!offset) return error_response(offset.error());
-
   schema::ResultFilter filter;
-  for (const auto& r : *runs) filter.run_ids.push_back(r.id);
+  PT_ASSIGN(filter.flag, parse_flag(req.q("flag")));
+  PT_ASSIGN(filter.limit, parse_count(req.q("limit"), "limit", 5000));
+  PT_ASSIGN(filter.offset, parse_count(req.q("offset"), "offset", 0));
+  for (const auto& r : runs) filter.run_ids.push_back(r.id);
   filter.suite = req.q("suite");
   filter.dtype = req.q("dtype");
   filter.mode = req.q("mode");
   filter.kind = req.q("kind");
   filter.config = req.q("config");
   filter.model = req.q("model");
-  filter.flag = *flag;
-  filter.threshold = *threshold;
-  filter.limit = *limit;
-  filter.offset = *offset;
-  auto rows = (*store)->results(filter);
-  if (!rows) return error_response(rows.error());
+  filter.threshold = threshold;
+  PT_ASSIGN(const auto rows, schema::results(store->db(), filter));
   json out = json::array();
-  for (const auto& r : *rows) out.push_back(result_json(r, *threshold));
+  for (const auto& r : rows) out.push_back(result_json(r, threshold));
   return json_response(200, {{"results", out}, {"count", out.size()}});
 }
 
 }  // namespace
 
-void register_result_routes(Router& router) { router.add("GET", "/api/v1/results", get_results); }
+void register_result_routes(Router& router) {
+  router.add("GET", "/api/v1/results", get_results,
+             RouteOptions{}.params({"run", "platform", "suite", "dtype", "mode", "kind", "config", "model", "flag",
+                                    "threshold", "limit", "offset"}));
+}
 
 }  // namespace perftriage::server

@@ -2,6 +2,7 @@
 // or in a JSON part named `meta`. Parsing the request is here; everything else is ingest_files().
 #include <algorithm>
 
+#include "common/strings.hpp"
 #include "ingest/archive.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/ingest_service.hpp"
@@ -13,18 +14,6 @@ namespace {
 
 bool is_true(const std::string& v) { return v == "true" || v == "1" || v == "yes"; }
 
-std::vector<std::string> split_csv_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i <= s.size()) {
-    auto j = s.find(',', i);
-    if (j == std::string::npos) j = s.size();
-    if (j > i) out.push_back(s.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settings) {
   UploadMeta meta;
   meta.run = req.q("run");
@@ -34,11 +23,9 @@ Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settin
   meta.commit = req.q("commit");
   meta.created_at = req.q("created_at");
   meta.axes = {req.q("suite"), req.q("dtype"), req.q("mode"), req.q("kind"), req.q("device"), req.q("config")};
-  meta.tags = split_csv_list(req.q("tags"));
+  meta.tags = split(req.q("tags"), ',', EmptyParts::skip);
   meta.replace = is_true(req.q("replace"));
-  auto threshold = parse_threshold(req.q("threshold"), settings.slow_threshold);
-  if (!threshold) return std::move(threshold).error();
-  meta.threshold = *threshold;
+  PT_ASSIGN(meta.threshold, parse_threshold(req.q("threshold"), settings.slow_threshold));
   return meta;
 }
 
@@ -52,10 +39,9 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
                                                               "form with one part per file, or a zip / tar.gz");
   }
   if (type == "multipart/form-data") {
-    auto parts = ingest::parse_multipart_views(req.bytes(), req.header("content-type"), limits.max_parts);
-    if (!parts) return std::move(parts).error();
+    PT_ASSIGN(auto parts, ingest::parse_multipart_views(req.bytes(), req.header("content-type"), limits.max_parts));
     std::vector<ingest::InputFile> files;
-    for (auto& part : *parts) {
+    for (auto& part : parts) {
       if (part.name == "meta" && part.filename.empty()) {
         PT_TRY(merge_meta_json(meta, part.body));
         continue;
@@ -84,33 +70,30 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
                         "' is not accepted; use text/csv, multipart/form-data, application/zip or application/gzip");
 }
 
-// A refused upload is counted by its error code (perftriage_uploads_refused_total{reason}).
-ApiResponse refused(AppContext& app, const Error& error) {
-  app.obs().upload_refused(error.code);
-  return error_response(error);
-}
-
-ApiResponse post_upload(const ApiRequest& req, AppContext& app) {
-  auto meta = meta_from_query(req, app.settings());
-  if (!meta) return refused(app, meta.error());
-  auto files = files_from_request(req, *meta, app.settings().unpack);
-  if (!files) return refused(app, files.error());
-  if (meta->replace && !is_true(req.q("replace"))) {
+Result<ApiResponse> post_upload(const ApiRequest& req, AppContext& app) {
+  PT_ASSIGN(auto meta, meta_from_query(req, app.settings()));
+  PT_ASSIGN(auto files, files_from_request(req, meta, app.settings().unpack));
+  if (meta.replace && !is_true(req.q("replace"))) {
     // Replacing needs admin, decided from the query before the body is read (register_upload_routes): a `meta` part
     // cannot ask for it on its own.
-    return refused(app, make_error(ErrorKind::forbidden, "replace_needs_query",
-                                   "\"replace\": true in the meta part needs replace=true in the query as well "
-                                   "(and a token with scope 'admin')", "meta", 0, "replace"));
+    return make_error(ErrorKind::forbidden, "replace_needs_query",
+                      "\"replace\": true in the meta part needs replace=true in the query as well "
+                      "(and a token with scope 'admin')", "meta", 0, "replace");
   }
-  auto store = app.store();
-  if (!store) return refused(app, store.error());
-  auto summary = ingest_files(**store, *meta, std::move(*files), app.settings().unpack);
-  if (!summary) return refused(app, summary.error());
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto summary, ingest_files(*store, meta, std::move(files), app.settings().unpack));
   std::int64_t rows = 0;
-  for (const auto& f : summary->files)
+  for (const auto& f : summary.files)
     if (f.status != "duplicate") rows += f.rows;
   app.obs().rows_ingested(rows);
-  return json_response(summary->stored_anything() ? 201 : 200, to_json(*summary));
+  return json_response(summary.stored_anything() ? 201 : 200, to_json(summary));
+}
+
+// A refused upload is counted by its error code (perftriage_uploads_refused_total{reason}).
+Result<ApiResponse> post_upload_counted(const ApiRequest& req, AppContext& app) {
+  auto answer = post_upload(req, app);
+  if (!answer) app.obs().upload_refused(answer.error().code);
+  return answer;
 }
 
 }  // namespace
@@ -123,7 +106,9 @@ void register_upload_routes(Router& router) {
                               "application/x-tar", "application/x-gtar", "application/octet-stream"});
   // Superseding stored bytes (replace=true) is an admin's decision.
   options.scope_for = [](const ApiRequest& head) { return is_true(head.q("replace")) ? Scope::admin : Scope::upload; };
-  router.add("POST", "/api/v1/uploads", post_upload, std::move(options));
+  options.params({"run", "platform", "device", "torch_version", "commit", "created_at", "tags", "suite", "dtype",
+                  "mode", "kind", "config", "replace", "path", "threshold"});
+  router.add("POST", "/api/v1/uploads", post_upload_counted, std::move(options));
 }
 
 }  // namespace perftriage::server

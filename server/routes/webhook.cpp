@@ -28,51 +28,47 @@ std::optional<Error> check_headers(const ApiRequest& req, AppContext& app) {
   return std::nullopt;
 }
 
-ApiResponse receive(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> receive(const ApiRequest& req, AppContext& app) {
   const auto& gh = app.settings().github;
   // Authentication comes first: an unsigned body is neither parsed nor recorded.
-  if (auto refused = check_headers(req, app)) return error_response(*refused);
+  if (auto refused = check_headers(req, app)) return *refused;
   if (!webhook::verify_signature(gh.webhook_secret, req.bytes(), req.header("x-hub-signature-256"))) {
-    return error_response(make_error(ErrorKind::unauthorized, "bad_signature",
-                                     "X-Hub-Signature-256 is missing or does not match the body"));
+    return make_error(ErrorKind::unauthorized, "bad_signature",
+                      "X-Hub-Signature-256 is missing or does not match the body");
   }
   const std::string delivery = req.header("x-github-delivery");
   const std::string event_name = req.header("x-github-event");
   if (delivery.empty() || delivery.size() > 100) {
-    return error_response(bad("missing_delivery", "X-GitHub-Delivery (at most 100 characters) is required"));
+    return bad("missing_delivery", "X-GitHub-Delivery (at most 100 characters) is required");
   }
-  if (event_name.empty()) return error_response(bad("missing_event", "X-GitHub-Event is required"));
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  auto answer = receive_delivery(**store, gh, delivery, event_name, req.bytes());
-  if (!answer) return error_response(answer.error());
-  return json_response(answer->status, answer->body);
+  if (event_name.empty()) return bad("missing_event", "X-GitHub-Event is required");
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto answer, receive_delivery(*store, gh, delivery, event_name, req.bytes()));
+  return json_response(answer.status, answer.body);
 }
 
-ApiResponse list_deliveries(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> list_deliveries(const ApiRequest& req, AppContext& app) {
   const std::string state = req.q("state");
   if (!state.empty() && state != "processing" && state != "done" && state != "quarantined") {
-    return error_response(bad("bad_state", "state is processing, done or quarantined"));
+    return bad("bad_state", "state is processing, done or quarantined");
   }
-  auto store = app.store();
-  if (!store) return error_response(store.error());
-  schema::BotStore bot((*store)->db());
-  auto rows = bot.deliveries(state);
-  if (!rows) return error_response(rows.error());
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto rows, schema::list_deliveries(db, state));
   json list = json::array();
-  for (const auto& r : *rows) list.push_back(schema::to_json(r));
+  for (const auto& r : rows) list.push_back(schema::to_json(r));
   json counts = json::object();
   for (const char* s : {"processing", "done", "quarantined"}) {
-    auto n = bot.count_deliveries(s);
-    if (!n) return error_response(n.error());
-    counts[s] = *n;
+    PT_ASSIGN(counts[s], schema::count_deliveries(db, s));
   }
   return json_response(200, {{"deliveries", list}, {"counts", counts}});
 }
 
 // Every delivery is counted by event and outcome (perftriage_webhook_deliveries_total): the answer's status
 // (queued, recorded, ignored, duplicate, quarantined; ping for GitHub's ping), unauthorized, or error.
-std::string delivery_outcome(const ApiResponse& res) {
+std::string delivery_outcome(const Result<ApiResponse>& answer) {
+  if (!answer) return answer.error().kind == ErrorKind::unauthorized ? "unauthorized" : "error";
+  const ApiResponse& res = *answer;
   if (res.status == 401) return "unauthorized";
   if (res.status >= 400) return "error";
   auto body = json::parse(res.body, nullptr, false);
@@ -82,7 +78,7 @@ std::string delivery_outcome(const ApiResponse& res) {
   return status == "ok" ? "ping" : status;
 }
 
-ApiResponse receive_counted(const ApiRequest& req, AppContext& app) {
+Result<ApiResponse> receive_counted(const ApiRequest& req, AppContext& app) {
   auto res = receive(req, app);
   app.obs().webhook_delivery(req.header("x-github-event"), delivery_outcome(res));
   return res;
@@ -100,7 +96,8 @@ void register_webhook_routes(Router& router) {
   // GitHub signs its deliveries (HMAC, check_headers); it sends no token.
   router.add("POST", "/webhooks/github", receive_counted,
              RouteOptions::on(Lane::heavy, kMaxWebhookBytes, check_headers_counted).require(Scope::none));
-  router.add("GET", "/api/v1/webhooks/deliveries", list_deliveries, RouteOptions{}.require(Scope::bot));
+  router.add("GET", "/api/v1/webhooks/deliveries", list_deliveries,
+             RouteOptions{}.require(Scope::bot).params({"state"}));
 }
 
 }  // namespace perftriage::server

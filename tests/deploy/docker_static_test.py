@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Static checks of deploy/Dockerfile, .dockerignore and deploy/compose.yaml (issue 11). Docker cannot run here and
+"""Static checks of deploy/Dockerfile, .dockerignore and deploy/compose.yaml. Docker cannot run here and
 hadolint is not packaged in Debian 12, so what can be checked without them is checked here; hadolint runs too when it
 is on PATH.
 

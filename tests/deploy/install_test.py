@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`cmake --install` gives a binary that finds its own web assets and taxonomies, not the source tree's (issue 11).
+"""`cmake --install` gives a binary that finds its own web assets and taxonomies, not the source tree's.
 
 Usage: install_test.py CMAKE_COMMAND BUILD_DIR
 

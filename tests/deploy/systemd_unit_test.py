@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""deploy/perftriage.service passes `systemd-analyze verify` and scores <= 2.0 on `systemd-analyze security`
-(issue 11).
+"""deploy/perftriage.service passes `systemd-analyze verify` and scores <= 2.0 on `systemd-analyze security`.
 
 Usage: systemd_unit_test.py CMAKE_COMMAND BUILD_DIR SOURCE_DIR
 

@@ -122,7 +122,7 @@ TEST(ArchiveErrors, DotDotMemberRefused) {
   EXPECT_NE(r.error().message.find("evil.csv"), std::string::npos);
 }
 
-// Zip-slip (issue 11): every way out of the archive's tree is refused with 400 naming the member, in every format.
+// Zip-slip: every way out of the archive's tree is refused with 400 naming the member, in every format.
 TEST(ArchiveErrors, ZipSlipRefusedNamingTheMember) {
   const std::vector<std::pair<Member, std::string>> cases = {
       {{"../evil.csv", kCsv}, "climbs out"},

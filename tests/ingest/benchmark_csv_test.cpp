@@ -2,21 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "tests/support/files.hpp"
+
 namespace pi = perftriage::ingest;
+using perftriage::testing::read_fixture;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(PERFTRIAGE_FIXTURES) + "/ingest/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 pi::ParsedResults parse_ok(const std::string& bytes, const std::string& name = "f.csv") {
   auto r = pi::parse_results_csv(bytes, name);
@@ -45,7 +38,7 @@ constexpr const char* kH16 =
 }  // namespace
 
 TEST(BenchmarkCsv, SevenColumn2023FileWithShortFailureRows) {
-  auto p = parse_ok(fixture("perf_2023_7col.csv"));
+  auto p = parse_ok(read_fixture("ingest/perf_2023_7col.csv"));
   EXPECT_EQ(p.kind, "performance");
   ASSERT_EQ(p.rows.size(), 5u);
   EXPECT_EQ(p.header.size(), 7u);
@@ -80,7 +73,7 @@ TEST(BenchmarkCsv, SevenColumn2023FileWithShortFailureRows) {
 }
 
 TEST(BenchmarkCsv, Current16ColumnXpuFileMemoryNotMeasuredAndPaddedFailures) {
-  auto p = parse_ok(fixture("xpu_16col_bf16_inference.csv"));
+  auto p = parse_ok(read_fixture("ingest/xpu_16col_bf16_inference.csv"));
   EXPECT_EQ(p.kind, "performance");
   ASSERT_EQ(p.rows.size(), 4u);
   EXPECT_EQ(p.content_axes.device, "xpu");
@@ -117,7 +110,7 @@ TEST(BenchmarkCsv, Current16ColumnXpuFileMemoryNotMeasuredAndPaddedFailures) {
 }
 
 TEST(BenchmarkCsv, Fallbacks17ColumnByName) {
-  auto p = parse_ok(fixture("perf_17col_fallbacks.csv"));
+  auto p = parse_ok(read_fixture("ingest/perf_17col_fallbacks.csv"));
   ASSERT_EQ(p.rows.size(), 2u);
   const auto& b = p.rows[0];
   EXPECT_EQ(b.model, "BERT_pytorch");
@@ -138,7 +131,7 @@ TEST(BenchmarkCsv, Fallbacks17ColumnByName) {
 }
 
 TEST(BenchmarkCsv, PrefixColumnsScenarioSuiteDtypeMode) {
-  auto p = parse_ok(fixture("prefix_scenario_suite.csv"));
+  auto p = parse_ok(read_fixture("ingest/prefix_scenario_suite.csv"));
   ASSERT_EQ(p.rows.size(), 2u);
   EXPECT_EQ(p.header.size(), 20u);
   EXPECT_EQ(p.content_axes.suite, "huggingface");
@@ -155,7 +148,7 @@ TEST(BenchmarkCsv, PrefixColumnsScenarioSuiteDtypeMode) {
 }
 
 TEST(BenchmarkCsv, PrefixColumnsDevElapsedMixedSuitesLeaveAxesEmpty) {
-  auto p = parse_ok(fixture("prefix_dev_elapsed.csv"));
+  auto p = parse_ok(read_fixture("ingest/prefix_dev_elapsed.csv"));
   ASSERT_EQ(p.rows.size(), 2u);
   EXPECT_EQ(p.content_axes.suite, "");  // torchbench and timm_models differ across rows
   EXPECT_EQ(p.content_axes.dtype, "float32");
@@ -171,7 +164,7 @@ TEST(BenchmarkCsv, PrefixColumnsDevElapsedMixedSuitesLeaveAxesEmpty) {
 }
 
 TEST(BenchmarkCsv, AppendedFileNameColumnIsDropped) {
-  auto p = parse_ok(fixture("appended_filename.csv"));
+  auto p = parse_ok(read_fixture("ingest/appended_filename.csv"));
   EXPECT_EQ(p.header.size(), 17u);
   EXPECT_EQ(p.header.back(), "inductor_huggingface_bfloat16_inference_xpu_performance.csv");
   ASSERT_EQ(p.rows.size(), 2u);
@@ -189,7 +182,7 @@ TEST(BenchmarkCsv, AppendedFileNameColumnIsDropped) {
 }
 
 TEST(BenchmarkCsv, CrlfBlankLinesAndComments) {
-  auto p = parse_ok(fixture("crlf_blank_comments.csv"));
+  auto p = parse_ok(read_fixture("ingest/crlf_blank_comments.csv"));
   ASSERT_EQ(p.rows.size(), 2u);
   EXPECT_EQ(p.header.back(), "compression_ratio");  // no '\r' left
   EXPECT_EQ(p.rows[0].model, "AlbertForMaskedLM");
@@ -201,7 +194,7 @@ TEST(BenchmarkCsv, CrlfBlankLinesAndComments) {
 }
 
 TEST(BenchmarkCsv, RaggedRowsHeaderSwitchAndQuotedFields) {
-  auto p = parse_ok(fixture("ragged_header_switch.csv"));
+  auto p = parse_ok(read_fixture("ingest/ragged_header_switch.csv"));
   ASSERT_EQ(p.rows.size(), 5u);
   EXPECT_EQ(p.header.size(), 13u);  // the last header seen
 
@@ -235,7 +228,7 @@ TEST(BenchmarkCsv, RaggedRowsHeaderSwitchAndQuotedFields) {
 }
 
 TEST(BenchmarkCsv, DuplicatesKeepPassingThenFastestThenFirst) {
-  auto p = parse_ok(fixture("duplicates.csv"));
+  auto p = parse_ok(read_fixture("ingest/duplicates.csv"));
   EXPECT_EQ(p.duplicates_dropped, 4);
   ASSERT_EQ(p.rows.size(), 4u);
   // file order of the kept rows
@@ -260,7 +253,7 @@ TEST(BenchmarkCsv, DuplicatesAllFailingKeepFirst) {
 }
 
 TEST(BenchmarkCsv, AccuracyFileKeepsUnknownStatusAndPrefersPassingDuplicate) {
-  auto p = parse_ok(fixture("accuracy_unknown_status.csv"));
+  auto p = parse_ok(read_fixture("ingest/accuracy_unknown_status.csv"));
   EXPECT_EQ(p.kind, "accuracy");
   EXPECT_EQ(p.content_axes.kind, "accuracy");
   EXPECT_EQ(p.duplicates_dropped, 1);
@@ -404,15 +397,15 @@ TEST(BenchmarkCsvErrors, MixedKindsHeader) {
 // ---- sniff --------------------------------------------------------------------------------------------------
 
 TEST(SniffCsv, Flavors) {
-  EXPECT_EQ(pi::sniff_csv(fixture("perf_2023_7col.csv")), pi::CsvFlavor::results);
-  EXPECT_EQ(pi::sniff_csv(fixture("accuracy_unknown_status.csv")), pi::CsvFlavor::results);
-  EXPECT_EQ(pi::sniff_csv(fixture("prefix_scenario_suite.csv")), pi::CsvFlavor::results);
-  EXPECT_EQ(pi::sniff_csv(fixture("crlf_blank_comments.csv")), pi::CsvFlavor::results);
-  EXPECT_EQ(pi::sniff_csv(fixture("ref_dynamic_inductor_timm_training.csv")), pi::CsvFlavor::reference);
-  EXPECT_EQ(pi::sniff_csv(fixture("ref_inference_huggingface0.csv")), pi::CsvFlavor::reference);
-  EXPECT_EQ(pi::sniff_csv(fixture("ref_xpu_wide_inductor_torchbench_training.csv")), pi::CsvFlavor::reference);
-  EXPECT_EQ(pi::sniff_csv(fixture("ref_xpu_combined.csv")), pi::CsvFlavor::reference);
-  EXPECT_EQ(pi::sniff_csv(fixture("ref_speedup_targets_cpu.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/perf_2023_7col.csv")), pi::CsvFlavor::results);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/accuracy_unknown_status.csv")), pi::CsvFlavor::results);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/prefix_scenario_suite.csv")), pi::CsvFlavor::results);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/crlf_blank_comments.csv")), pi::CsvFlavor::results);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_dynamic_inductor_timm_training.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_inference_huggingface0.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_xpu_wide_inductor_torchbench_training.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_xpu_combined.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_speedup_targets_cpu.csv")), pi::CsvFlavor::reference);
   EXPECT_EQ(pi::sniff_csv(""), pi::CsvFlavor::unknown);
   EXPECT_EQ(pi::sniff_csv("a,b,c\n1,2,3\n"), pi::CsvFlavor::unknown);
   EXPECT_EQ(pi::sniff_csv("{\"traceEvents\": []}"), pi::CsvFlavor::unknown);

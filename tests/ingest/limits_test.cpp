@@ -1,9 +1,7 @@
-// Issue 10: per-file bounds of the CSV parsers (CsvLimits), impossible values, the scan / re-read path used by
+// Per-file bounds of the CSV parsers (CsvLimits), impossible values, the scan / re-read path used by
 // ingest, and the multipart part limit.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +10,7 @@
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/csv_reader.hpp"
 #include "ingest/reference_csv.hpp"
+#include "tests/support/files.hpp"
 
 namespace pi = perftriage::ingest;
 namespace csv = perftriage::ingest::csv;
@@ -35,21 +34,6 @@ std::string cells(std::size_t n, const std::string& value) {
   std::string out;
   for (std::size_t i = 0; i < n; ++i) out += "," + value;
   return out;
-}
-
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(PERFTRIAGE_FIXTURES) + "/ingest"))
-    out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Every field of a row, as text, for comparing the two ways of reading.
@@ -107,7 +91,7 @@ TEST(CsvReaderLimits, CellsPastTheLimitAreCountedNotMaterialised) {
 }
 
 TEST(CsvLimits, TrailingEmptyCellsCostNothingAndWarnNothing) {
-  // 10 MB of commas after a valid row (issue 10: 2.7 GB and a 79 MB row of JSON)
+  // 10 MB of commas after a valid row (unbounded: 2.7 GB and a 79 MB row of JSON)
   const std::string bytes = std::string(kH16) + kRow + std::string(10u << 20, ',') + "\n" + kRow + ",,,\n";
   auto p = parse_ok(bytes);
   ASSERT_EQ(p.rows.size(), 1u);  // the second row is a duplicate of the first
@@ -239,8 +223,9 @@ TEST(ImpossibleValues, AnInvalidRowNeverWinsADuplicateGroup) {
 }
 
 TEST(ScanAndReread, GivesTheRowsParseGivesForEveryFixture) {
-  for (const auto& path : fixture_names()) {
-    const std::string bytes = read(path);
+  for (const auto& file : perftriage::testing::fixture_files("ingest")) {
+    const std::string path = file.string();
+    const std::string bytes = perftriage::testing::read_bytes(file);
     if (pi::sniff_csv(bytes) != pi::CsvFlavor::results) continue;
     auto parsed = pi::parse_results_csv(bytes, path);
     auto scanned = pi::scan_results_csv(bytes, path);

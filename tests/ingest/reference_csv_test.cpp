@@ -2,23 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "ingest/artifact_path.hpp"
+#include "tests/support/files.hpp"
 
 namespace pi = perftriage::ingest;
+using perftriage::testing::read_fixture;
 
 namespace {
-
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::string(PERFTRIAGE_FIXTURES) + "/ingest/" + name, std::ios::binary);
-  EXPECT_TRUE(in.good()) << name;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 pi::ParsedReference parse_ok(const std::string& bytes, const pi::Axes& axes, const std::string& name = "r.csv") {
   auto r = pi::parse_reference_csv(bytes, name, axes);
@@ -38,7 +30,7 @@ const pi::Expectation* find(const pi::ParsedReference& p, const std::string& mod
 
 TEST(ReferenceCsv, PytorchAccuracyWithBlankLinesAxesFromPath) {
   const pi::Axes axes = pi::axes_from_path("benchmarks/dynamo/ci_expected_accuracy/dynamic_inductor_timm_training.csv");
-  auto p = parse_ok(fixture("ref_dynamic_inductor_timm_training.csv"), axes);
+  auto p = parse_ok(read_fixture("ingest/ref_dynamic_inductor_timm_training.csv"), axes);
   EXPECT_EQ(p.format, "pytorch_accuracy");
   ASSERT_EQ(p.rows.size(), 3u);
   const auto& a = p.rows[0];
@@ -57,7 +49,7 @@ TEST(ReferenceCsv, PytorchAccuracyWithBlankLinesAxesFromPath) {
 
 TEST(ReferenceCsv, LegacyGraphBreaksOnly) {
   const pi::Axes axes = pi::axes_from_path("ci_expected_accuracy/inference_huggingface0.csv");
-  auto p = parse_ok(fixture("ref_inference_huggingface0.csv"), axes);
+  auto p = parse_ok(read_fixture("ingest/ref_inference_huggingface0.csv"), axes);
   EXPECT_EQ(p.format, "pytorch_graph_breaks");
   ASSERT_EQ(p.rows.size(), 3u);
   const auto* d = find(p, "DebertaForMaskedLM");
@@ -72,7 +64,7 @@ TEST(ReferenceCsv, XpuWideOnePerModelAndDtypeSkippingComments) {
   pi::Axes axes;
   axes.suite = "torchbench";
   axes.mode = "training";
-  auto p = parse_ok(fixture("ref_xpu_wide_inductor_torchbench_training.csv"), axes);
+  auto p = parse_ok(read_fixture("ingest/ref_xpu_wide_inductor_torchbench_training.csv"), axes);
   EXPECT_EQ(p.format, "xpu_wide");
   // torchrec_dlrm 5 + BERT_pytorch 5 + yolov3 4 (one empty cell); the commented vision_maskrcnn row is skipped
   EXPECT_EQ(p.rows.size(), 14u);
@@ -89,7 +81,7 @@ TEST(ReferenceCsv, XpuWideOnePerModelAndDtypeSkippingComments) {
 }
 
 TEST(ReferenceCsv, XpuCombinedOnePerModelModeDtype) {
-  auto p = parse_ok(fixture("ref_xpu_combined.csv"), pi::Axes{});
+  auto p = parse_ok(read_fixture("ingest/ref_xpu_combined.csv"), pi::Axes{});
   EXPECT_EQ(p.format, "xpu_combined");
   EXPECT_EQ(p.rows.size(), 30u);
   const auto* v = find(p, "vision_maskrcnn", "amp_fp16", "training");
@@ -108,7 +100,7 @@ TEST(ReferenceCsv, XpuCombinedOnePerModelModeDtype) {
 TEST(ReferenceCsv, SpeedupTargetsHashHeaderAndCommentedRows) {
   pi::Axes axes = pi::axes_from_path("benchmarks/dynamo/expected_ci_speedup_inductor_torchbench_cpu.csv");
   EXPECT_EQ(axes.suite, "torchbench");
-  auto p = parse_ok(fixture("ref_speedup_targets_cpu.csv"), axes);
+  auto p = parse_ok(read_fixture("ingest/ref_speedup_targets_cpu.csv"), axes);
   EXPECT_EQ(p.format, "speedup_targets");
   ASSERT_EQ(p.rows.size(), 4u);
   EXPECT_EQ(find(p, "timm_vision_transformer"), nullptr);
@@ -125,7 +117,7 @@ TEST(ReferenceCsv, SpeedupTargetsHashHeaderAndCommentedRows) {
 }
 
 TEST(ReferenceCsvErrors, UnknownAxesNamesWhatIsMissing) {
-  auto r = pi::parse_reference_csv(fixture("ref_inference_huggingface0.csv"), "upload.csv", pi::Axes{});
+  auto r = pi::parse_reference_csv(read_fixture("ingest/ref_inference_huggingface0.csv"), "upload.csv", pi::Axes{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, "unknown_axes");
   EXPECT_EQ(r.error().file, "upload.csv");

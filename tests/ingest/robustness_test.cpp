@@ -1,10 +1,7 @@
 // Arbitrary bytes must give a result or an Error, never a crash (run under ASan/UBSan in CI).
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -12,21 +9,11 @@
 #include "ingest/artifact_path.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/reference_csv.hpp"
+#include "tests/support/files.hpp"
 
 namespace pi = perftriage::ingest;
 
 namespace {
-
-std::vector<std::string> fixtures() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(PERFTRIAGE_FIXTURES) + "/ingest")) {
-    std::ifstream in(e.path(), std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out.push_back(ss.str());
-  }
-  return out;
-}
 
 void feed(const std::string& bytes) {
   auto r = pi::parse_results_csv(bytes, "fuzz.csv");
@@ -68,7 +55,8 @@ TEST(Robustness, RandomBytes) {
 
 TEST(Robustness, TruncatedAndMutatedFixtures) {
   std::mt19937 rng(777);
-  for (const auto& f : fixtures()) {
+  for (const auto& path : perftriage::testing::fixture_files("ingest")) {
+    const std::string f = perftriage::testing::read_bytes(path);
     for (std::size_t cut = 0; cut <= f.size(); cut += 1 + f.size() / 60) feed(f.substr(0, cut));
     for (int i = 0; i < 40; ++i) {
       std::string m = f;

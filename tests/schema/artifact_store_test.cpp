@@ -17,10 +17,10 @@ class ArtifactStoreTest : public ::testing::Test {
     store_.emplace(std::move(*s));
     auto tx = Transaction::begin(db());
     ASSERT_TRUE(tx);
-    RunMeta meta;
+    model::RunMeta meta;
     meta.key = "run-a";
     meta.platform = "BMG";
-    auto id = store_->ensure_run(meta);
+    auto id = ensure_run(store_->db(), meta);
     ASSERT_TRUE(id);
     run_id_ = *id;
     ASSERT_TRUE(tx->commit());

@@ -20,7 +20,6 @@ class BotStoreTest : public ::testing::Test {
     store_.emplace(std::move(*s));
   }
   Database& db() { return store_->db(); }
-  BotStore bot() { return BotStore(db()); }
   template <class F>
   auto in_tx(F&& f) {
     auto tx = Transaction::begin(db());
@@ -30,7 +29,7 @@ class BotStoreTest : public ::testing::Test {
     return r;
   }
   std::int64_t enqueue(OutboxKind kind, OutboxState state, std::int64_t at = 0) {
-    auto id = in_tx([&] { return bot().enqueue({"o/r", 5, kind, {{"labels", {"a"}}}}, state, at); });
+    auto id = in_tx([&] { return schema::enqueue(db(), {"o/r", 5, kind, {{"labels", {"a"}}}}, state, at); });
     EXPECT_TRUE(id.ok());
     return id.ok() ? *id : 0;
   }
@@ -38,9 +37,9 @@ class BotStoreTest : public ::testing::Test {
 };
 
 TEST_F(BotStoreTest, FirstDeliveryIsNewARedeliveryIsNot) {
-  auto first = in_tx([&] { return bot().record_delivery("d-1", "issues", "opened"); });
-  auto again = in_tx([&] { return bot().record_delivery("d-1", "issues", "opened"); });
-  auto other = in_tx([&] { return bot().record_delivery("d-2", "issues", "opened"); });
+  auto first = in_tx([&] { return record_delivery(db(), "d-1", "issues", "opened"); });
+  auto again = in_tx([&] { return record_delivery(db(), "d-1", "issues", "opened"); });
+  auto other = in_tx([&] { return record_delivery(db(), "d-2", "issues", "opened"); });
   ASSERT_TRUE(first.ok() && again.ok() && other.ok());
   EXPECT_TRUE(*first);
   EXPECT_FALSE(*again);
@@ -67,7 +66,7 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
           ++errors;
           continue;
         }
-        auto r = BotStore(s->db()).record_delivery("delivery-" + std::to_string(i), "issues", "opened");
+        auto r = record_delivery(s->db(), "delivery-" + std::to_string(i), "issues", "opened");
         if (!r) ++errors;
         else if (*r) ++accepted;
         if (!tx->commit()) ++errors;
@@ -85,7 +84,7 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
 TEST_F(BotStoreTest, PendingActionIsDueInOrder) {
   const auto a = enqueue(OutboxKind::create_label, OutboxState::pending, 100);
   const auto b = enqueue(OutboxKind::add_labels, OutboxState::pending, 100);
-  auto due = bot().next_due(100);
+  auto due = next_due(db(), 100);
   ASSERT_TRUE(due.ok() && due->has_value());
   EXPECT_EQ((*due)->id, a);
   EXPECT_EQ((*due)->kind, OutboxKind::create_label);
@@ -95,24 +94,24 @@ TEST_F(BotStoreTest, PendingActionIsDueInOrder) {
 
 TEST_F(BotStoreTest, NotDueBeforeItsTime) {
   enqueue(OutboxKind::add_labels, OutboxState::pending, 5000);
-  auto due = bot().next_due(4999);
+  auto due = next_due(db(), 4999);
   ASSERT_TRUE(due.ok());
   EXPECT_FALSE(due->has_value());
 }
 
 TEST_F(BotStoreTest, DryRunIsNeverDue) {
   enqueue(OutboxKind::add_labels, OutboxState::dry_run);
-  auto due = bot().next_due(1LL << 50);
+  auto due = next_due(db(), 1LL << 50);
   ASSERT_TRUE(due.ok());
   EXPECT_FALSE(due->has_value());
-  EXPECT_EQ(*bot().count_outbox(OutboxState::dry_run), 1);
+  EXPECT_EQ(*count_outbox(db(), OutboxState::dry_run), 1);
 }
 
 TEST_F(BotStoreTest, RetryMovesTheActionLaterAndKeepsTheError) {
   const auto id = enqueue(OutboxKind::add_labels, OutboxState::pending, 0);
-  ASSERT_TRUE(in_tx([&] { return bot().schedule_retry(id, 1, 2000, "HTTP 500"); }).ok());
-  EXPECT_FALSE(bot().next_due(1999)->has_value());
-  auto due = bot().next_due(2000);
+  ASSERT_TRUE(in_tx([&] { return schedule_retry(db(), id, 1, 2000, "HTTP 500"); }).ok());
+  EXPECT_FALSE(next_due(db(), 1999)->has_value());
+  auto due = next_due(db(), 2000);
   ASSERT_TRUE(due->has_value());
   EXPECT_EQ((*due)->attempts, 1);
   EXPECT_EQ((*due)->last_error, "HTTP 500");
@@ -121,9 +120,9 @@ TEST_F(BotStoreTest, RetryMovesTheActionLaterAndKeepsTheError) {
 
 TEST_F(BotStoreTest, SentIsFinal) {
   const auto id = enqueue(OutboxKind::upsert_comment, OutboxState::pending, 0);
-  ASSERT_TRUE(in_tx([&] { return bot().mark_sent(id, 2); }).ok());
-  EXPECT_FALSE(bot().next_due(1LL << 50)->has_value());
-  auto row = bot().outbox_row(id);
+  ASSERT_TRUE(in_tx([&] { return mark_sent(db(), id, 2); }).ok());
+  EXPECT_FALSE(next_due(db(), 1LL << 50)->has_value());
+  auto row = outbox_row(db(), id);
   ASSERT_TRUE(row.ok() && row->has_value());
   EXPECT_EQ((*row)->state, OutboxState::sent);
   EXPECT_EQ((*row)->attempts, 2);
@@ -133,14 +132,14 @@ TEST_F(BotStoreTest, SentIsFinal) {
 
 TEST_F(BotStoreTest, FailedIsVisibleWithItsError) {
   const auto id = enqueue(OutboxKind::upsert_comment, OutboxState::pending, 0);
-  ASSERT_TRUE(in_tx([&] { return bot().mark_failed(id, 8, "gave up after 8 attempts: HTTP 500"); }).ok());
-  auto failed = bot().list_outbox(OutboxState::failed);
+  ASSERT_TRUE(in_tx([&] { return mark_failed(db(), id, 8, "gave up after 8 attempts: HTTP 500"); }).ok());
+  auto failed = list_outbox(db(), OutboxState::failed);
   ASSERT_TRUE(failed.ok());
   ASSERT_EQ(failed->size(), 1u);
   EXPECT_EQ(failed->front().last_error, "gave up after 8 attempts: HTTP 500");
   EXPECT_EQ(to_json(failed->front())["state"], "failed");
-  EXPECT_TRUE(bot().list_outbox(OutboxState::pending)->empty());
-  EXPECT_EQ(bot().list_outbox(std::nullopt)->size(), 1u);
+  EXPECT_TRUE(list_outbox(db(), OutboxState::pending)->empty());
+  EXPECT_EQ(list_outbox(db(), std::nullopt)->size(), 1u);
 }
 
 TEST_F(BotStoreTest, UnknownKindIsRefusedByTheSchema) {
@@ -150,50 +149,50 @@ TEST_F(BotStoreTest, UnknownKindIsRefusedByTheSchema) {
 }
 
 TEST_F(BotStoreTest, HumanRemovalOfABotLabelIsRemembered) {
-  ASSERT_TRUE(in_tx([&] { return bot().record_bot_labels("o/r", 5, {"performance", "hw: BMG"}); }).ok());
-  auto remembered = in_tx([&] { return bot().record_human_removal("o/r", 5, "performance"); });
+  ASSERT_TRUE(in_tx([&] { return record_bot_labels(db(), "o/r", 5, {"performance", "hw: BMG"}); }).ok());
+  auto remembered = in_tx([&] { return record_human_removal(db(), "o/r", 5, "performance"); });
   ASSERT_TRUE(remembered.ok());
   EXPECT_TRUE(*remembered);
-  EXPECT_EQ(*bot().suppressed_labels("o/r", 5), std::set<std::string>{"performance"});
-  EXPECT_TRUE(bot().suppressed_labels("o/r", 6)->empty());
+  EXPECT_EQ(*suppressed_labels(db(), "o/r", 5), std::set<std::string>{"performance"});
+  EXPECT_TRUE(suppressed_labels(db(), "o/r", 6)->empty());
 }
 
 TEST_F(BotStoreTest, HumanRemovalOfAHumanLabelIsNotRemembered) {
-  ASSERT_TRUE(in_tx([&] { return bot().record_human_label("o/r", 5, "triaged"); }).ok());
-  auto remembered = in_tx([&] { return bot().record_human_removal("o/r", 5, "triaged"); });
+  ASSERT_TRUE(in_tx([&] { return record_human_label(db(), "o/r", 5, "triaged"); }).ok());
+  auto remembered = in_tx([&] { return record_human_removal(db(), "o/r", 5, "triaged"); });
   ASSERT_TRUE(remembered.ok());
   EXPECT_FALSE(*remembered);
-  EXPECT_TRUE(bot().suppressed_labels("o/r", 5)->empty());
+  EXPECT_TRUE(suppressed_labels(db(), "o/r", 5)->empty());
 }
 
 TEST_F(BotStoreTest, AHumanReaddingTheLabelLiftsTheSuppression) {
-  ASSERT_TRUE(in_tx([&] { return bot().record_bot_labels("o/r", 5, {"performance"}); }).ok());
-  ASSERT_TRUE(in_tx([&] { return bot().record_human_removal("o/r", 5, "performance"); }).ok());
-  ASSERT_TRUE(in_tx([&] { return bot().record_human_label("o/r", 5, "performance"); }).ok());
-  EXPECT_TRUE(bot().suppressed_labels("o/r", 5)->empty());
+  ASSERT_TRUE(in_tx([&] { return record_bot_labels(db(), "o/r", 5, {"performance"}); }).ok());
+  ASSERT_TRUE(in_tx([&] { return record_human_removal(db(), "o/r", 5, "performance"); }).ok());
+  ASSERT_TRUE(in_tx([&] { return record_human_label(db(), "o/r", 5, "performance"); }).ok());
+  EXPECT_TRUE(suppressed_labels(db(), "o/r", 5)->empty());
 }
 
 TEST_F(BotStoreTest, OneCommentIdPerIssue) {
-  EXPECT_FALSE(bot().comment_id("o/r", 5)->has_value());
-  ASSERT_TRUE(in_tx([&] { return bot().set_comment_id("o/r", 5, 11); }).ok());
-  ASSERT_TRUE(in_tx([&] { return bot().set_comment_id("o/r", 5, 12); }).ok());
-  EXPECT_EQ(**bot().comment_id("o/r", 5), 12);
+  EXPECT_FALSE(comment_id(db(), "o/r", 5)->has_value());
+  ASSERT_TRUE(in_tx([&] { return set_comment_id(db(), "o/r", 5, 11); }).ok());
+  ASSERT_TRUE(in_tx([&] { return set_comment_id(db(), "o/r", 5, 12); }).ok());
+  EXPECT_EQ(**comment_id(db(), "o/r", 5), 12);
 }
 
 TEST_F(BotStoreTest, TrackingIssueByFingerprint) {
-  EXPECT_FALSE(bot().tracking_issue("BMG|2.12|slow")->has_value());
-  ASSERT_TRUE(in_tx([&] { return bot().set_tracking_issue("BMG|2.12|slow", "o/r", 42); }).ok());
-  EXPECT_EQ(**bot().tracking_issue("BMG|2.12|slow"), 42);
-  EXPECT_FALSE(bot().tracking_issue("BMG|2.13|slow")->has_value());
+  EXPECT_FALSE(tracking_issue(db(), "BMG|2.12|slow")->has_value());
+  ASSERT_TRUE(in_tx([&] { return set_tracking_issue(db(), "BMG|2.12|slow", "o/r", 42); }).ok());
+  EXPECT_EQ(**tracking_issue(db(), "BMG|2.12|slow"), 42);
+  EXPECT_FALSE(tracking_issue(db(), "BMG|2.13|slow")->has_value());
 }
 
 TEST_F(BotStoreTest, LabeledIssueIsUpdatedInPlace) {
   LabeledIssue i{"o/r", 5, "first", nlohmann::json::array(), {"a"}, {{"k", 1}}, ""};
-  ASSERT_TRUE(in_tx([&] { return bot().save_labeled_issue(i); }).ok());
+  ASSERT_TRUE(in_tx([&] { return save_labeled_issue(db(), i); }).ok());
   i.title = "second";
   i.labels = {"a", "b"};
-  ASSERT_TRUE(in_tx([&] { return bot().save_labeled_issue(i); }).ok());
-  auto all = bot().labeled_issues();
+  ASSERT_TRUE(in_tx([&] { return save_labeled_issue(db(), i); }).ok());
+  auto all = labeled_issues(db());
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ(all->front().title, "second");

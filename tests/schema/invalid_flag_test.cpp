@@ -1,4 +1,4 @@
-// Issue 10: the `invalid` flag (migration 006) in the store: insert path, filter, counts, and the backfill of
+// The `invalid` flag (migration 006) in the store: insert path, filter, counts, and the backfill of
 // rows stored before the migration.
 #include <gtest/gtest.h>
 
@@ -31,27 +31,27 @@ TEST(InvalidFlag, StoredWithoutASpeedupSoNoQueryCountsItSlowOrPassing) {
   auto s = Store::open(":memory:");
   ASSERT_TRUE(s) << s.error().message;
   auto& store = *s;
-  auto run = store.ensure_run({"r", "BMG", "xpu", "", "", "2026-01-01T00:00:00Z", {}, "{}"});
+  auto run = ensure_run(store.db(), {"r", "BMG", "xpu", "", "", "2026-01-01T00:00:00Z", {}, "{}"});
   ASSERT_TRUE(run);
   NewFile nf{"a.csv", "performance", kPerf, "x", sha256_hex("x"), "dev,name", 2, 0, ""};
-  auto file = store.insert_file(*run, nf);
+  auto file = insert_file(store.db(), *run, nf);
   ASSERT_TRUE(file);
-  auto writer = ResultWriter::open(store, *run, *file, kPerf);
+  auto writer = ResultWriter::open(store.db(), *run, *file, kPerf);
   ASSERT_TRUE(writer) << writer.error().message;
-  ASSERT_TRUE(writer->add(perf_row("slow", 0.5, 8, 2), RowFlags{}));
-  ASSERT_TRUE(writer->add(perf_row("neg_batch", 0.5, -8, 3), RowFlags{false, false, true}));
+  ASSERT_TRUE(writer->add(perf_row("slow", 0.5, 8, 2), model::RowFlags{}));
+  ASSERT_TRUE(writer->add(perf_row("neg_batch", 0.5, -8, 3), model::RowFlags{false, false, true}));
 
   ResultFilter filter;
   filter.run_ids = {*run};
   filter.flag = ResultFlag::slow;
-  auto slow = store.results(filter);
+  auto slow = results(store.db(), filter);
   ASSERT_TRUE(slow);
   ASSERT_EQ(slow->size(), 1u);
   EXPECT_EQ(slow->front().model, "slow");
   EXPECT_FALSE(slow->front().invalid);
 
   filter.flag = ResultFlag::invalid;
-  auto invalid = store.results(filter);
+  auto invalid = results(store.db(), filter);
   ASSERT_TRUE(invalid);
   ASSERT_EQ(invalid->size(), 1u);
   const auto& r = invalid->front();
@@ -63,7 +63,7 @@ TEST(InvalidFlag, StoredWithoutASpeedupSoNoQueryCountsItSlowOrPassing) {
   EXPECT_EQ(r.batch_size, -8);
   EXPECT_DOUBLE_EQ(*r.abs_latency_ms, 10.0);
 
-  auto counts = store.run_counts(*run, 1.0);
+  auto counts = run_counts(store.db(), *run, 1.0);
   ASSERT_TRUE(counts);
   EXPECT_EQ(counts->rows, 2);
   EXPECT_EQ(counts->slow, 1);
@@ -101,7 +101,7 @@ TEST(InvalidFlag, MigrationMarksRowsStoredBeforeItAndRebuildsTheBacklog) {
     ASSERT_TRUE(s) << s.error().message;
     ResultFilter filter;
     filter.flag = ResultFlag::invalid;
-    auto invalid = s->results(filter);
+    auto invalid = results(s->db(), filter);
     ASSERT_TRUE(invalid);
     std::vector<std::string> models;
     for (const auto& r : *invalid) {
@@ -111,7 +111,7 @@ TEST(InvalidFlag, MigrationMarksRowsStoredBeforeItAndRebuildsTheBacklog) {
     }
     EXPECT_EQ(models, (std::vector<std::string>{"negbatch", "neg", "nan"}));
     filter.flag = ResultFlag::slow;
-    auto slow = s->results(filter);
+    auto slow = results(s->db(), filter);
     ASSERT_TRUE(slow);
     ASSERT_EQ(slow->size(), 1u);
     EXPECT_EQ(slow->front().model, "ok");

@@ -39,26 +39,26 @@ class StoreTest : public ::testing::Test {
   }
 
   std::int64_t run(const std::string& key, const std::string& platform, const std::string& created) {
-    auto id = store_->ensure_run({key, platform, "xpu", "2.12.0+xpu", "", created, {}, "{}"});
+    auto id = ensure_run(store_->db(), {key, platform, "xpu", "2.12.0+xpu", "", created, {}, "{}"});
     EXPECT_TRUE(id) << id.error().message;
     return id ? *id : 0;
   }
 
   std::int64_t file(std::int64_t run_id, const std::string& path, const ingest::Axes& axes, std::string_view bytes) {
     NewFile f{path, axes.kind, axes, bytes, sha256_hex(bytes), "dev,name", 0, 0, ""};
-    auto id = store_->insert_file(run_id, f);
+    auto id = insert_file(store_->db(), run_id, f);
     EXPECT_TRUE(id) << id.error().message;
     return id ? *id : 0;
   }
 
   void rows(std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
             const std::vector<ingest::ResultRow>& rs) {
-    std::vector<RowFlags> flags;
+    std::vector<model::RowFlags> flags;
     for (const auto& r : rs) {
       flags.push_back({axes.kind == "performance" && (!r.speedup || *r.speedup == 0),
                        axes.kind == "accuracy" && !ingest::accuracy_passes(r.accuracy)});
     }
-    auto ok = store_->insert_results(run_id, file_id, axes, rs, flags);
+    auto ok = insert_results(store_->db(), run_id, file_id, axes, rs, flags);
     ASSERT_TRUE(ok) << ok.error().message;
   }
 
@@ -87,12 +87,12 @@ TEST(Migrations, VersionsAreContiguousFromOne) {
 }
 
 TEST_F(StoreTest, EnsureRunMergesTagsAndRefusesAnotherPlatform) {
-  auto a = store_->ensure_run({"r1", "BMG", "", "", "", "2026-01-01T00:00:00Z", {"nightly"}, R"({"driver":"1"})"});
+  auto a = ensure_run(store_->db(), {"r1", "BMG", "", "", "", "2026-01-01T00:00:00Z", {"nightly"}, R"({"driver":"1"})"});
   ASSERT_TRUE(a);
-  auto b = store_->ensure_run({"r1", "BMG", "xpu", "2.12", "abc", "", {"nightly", "shard2"}, R"({"mkl":"2"})"});
+  auto b = ensure_run(store_->db(), {"r1", "BMG", "xpu", "2.12", "abc", "", {"nightly", "shard2"}, R"({"mkl":"2"})"});
   ASSERT_TRUE(b);
   EXPECT_EQ(*a, *b);
-  auto found = store_->find_run("r1");
+  auto found = find_run(store_->db(), "r1");
   ASSERT_TRUE(found && *found);
   EXPECT_EQ((*found)->meta.tags, (std::vector<std::string>{"nightly", "shard2"}));
   EXPECT_EQ((*found)->meta.device, "xpu");
@@ -100,7 +100,7 @@ TEST_F(StoreTest, EnsureRunMergesTagsAndRefusesAnotherPlatform) {
   EXPECT_NE((*found)->meta.environment_json.find("driver"), std::string::npos);
   EXPECT_NE((*found)->meta.environment_json.find("mkl"), std::string::npos);
 
-  auto clash = store_->ensure_run({"r1", "PVC", "", "", "", "", {}, "{}"});
+  auto clash = ensure_run(store_->db(), {"r1", "PVC", "", "", "", "", {}, "{}"});
   ASSERT_FALSE(clash);
   EXPECT_EQ(clash.error().kind, ErrorKind::conflict);
   EXPECT_EQ(clash.error().code, "run_platform_mismatch");
@@ -114,11 +114,11 @@ TEST_F(StoreTest, SlowFilterUsesThresholdAndExcludesFailures) {
   ResultFilter filter;
   filter.run_ids = {r};
   filter.flag = ResultFlag::slow;
-  auto slow = store_->results(filter);
+  auto slow = results(store_->db(), filter);
   ASSERT_TRUE(slow);
   ASSERT_EQ(slow->size(), 2u);
   filter.threshold = 0.95;
-  slow = store_->results(filter);
+  slow = results(store_->db(), filter);
   ASSERT_TRUE(slow);
   ASSERT_EQ(slow->size(), 1u);
   EXPECT_EQ(slow->front().model, "slow");
@@ -127,12 +127,12 @@ TEST_F(StoreTest, SlowFilterUsesThresholdAndExcludesFailures) {
   EXPECT_DOUBLE_EQ(*slow->front().eager_latency_ms, 6.6);
 
   filter.flag = ResultFlag::failed;
-  auto failed = store_->results(filter);
+  auto failed = results(store_->db(), filter);
   ASSERT_TRUE(failed);
   ASSERT_EQ(failed->size(), 1u);
   EXPECT_EQ(failed->front().model, "broken");
 
-  auto counts = store_->run_counts(r, 1.0);
+  auto counts = run_counts(store_->db(), r, 1.0);
   ASSERT_TRUE(counts);
   EXPECT_EQ(counts->rows, 4);
   EXPECT_EQ(counts->slow, 2);
@@ -149,10 +149,10 @@ TEST_F(StoreTest, RolledBackTransactionLeavesNothing) {
     rows(r, f, kPerf, {perf_row("m", 0.5, 1, 2)});
     // no commit: the destructor rolls back
   }
-  auto runs = store_->list_runs();
+  auto runs = list_runs(store_->db());
   ASSERT_TRUE(runs);
   EXPECT_TRUE(runs->empty());
-  auto all = store_->results({});
+  auto all = results(store_->db(), {});
   ASSERT_TRUE(all);
   EXPECT_TRUE(all->empty());
 }
@@ -163,12 +163,12 @@ TEST_F(StoreTest, SupersedeReplacesRowsAndKeepsOneLiveFile) {
   rows(r, old_id, kPerf, {perf_row("m", 0.5, 1, 2)});
   // A second live file for the same path is refused by the unique index.
   NewFile dup{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0, ""};
-  auto refused = store_->insert_file(r, dup);
+  auto refused = insert_file(store_->db(), r, dup);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, ErrorKind::conflict);
 
   NewFile replacement{"a.csv", "performance", kPerf, "new", sha256_hex("new"), "", 0, 0, ""};
-  auto new_id_result = store_->replace_file(r, old_id, replacement);
+  auto new_id_result = replace_file(store_->db(), r, old_id, replacement);
   ASSERT_TRUE(new_id_result) << new_id_result.error().message;
   const auto new_id = *new_id_result;
   auto audit = Statement::prepare(store_->db(), "SELECT superseded_by FROM result_files WHERE id = ?1");
@@ -178,11 +178,11 @@ TEST_F(StoreTest, SupersedeReplacesRowsAndKeepsOneLiveFile) {
   EXPECT_EQ(audit->int64(0), new_id);
   rows(r, new_id, kPerf, {perf_row("m", 1.5, 1, 2)});
 
-  auto live = store_->live_file(r, "a.csv");
+  auto live = live_file(store_->db(), r, "a.csv");
   ASSERT_TRUE(live && *live);
   EXPECT_EQ((*live)->id, new_id);
   EXPECT_EQ((*live)->sha256, sha256_hex("new"));
-  auto all = store_->results({});
+  auto all = results(store_->db(), {});
   ASSERT_TRUE(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_DOUBLE_EQ(*all->front().speedup, 1.5);
@@ -193,7 +193,7 @@ TEST_F(StoreTest, RawBytesRoundTripCompressed) {
   std::string bytes;
   for (int i = 0; i < 1000; ++i) bytes += "xpu,Model" + std::to_string(i) + ",8,1.2,3.4\n";
   const auto f = file(r, "a.csv", kPerf, bytes);
-  auto back = store_->file_bytes(f);
+  auto back = file_bytes(store_->db(), f);
   ASSERT_TRUE(back);
   EXPECT_EQ(*back, bytes);
   auto st = Statement::prepare(store_->db(), "SELECT length(raw_deflate), size FROM result_files");
@@ -207,10 +207,10 @@ TEST_F(StoreTest, UnreliableWhenTheSameModelFailsAccuracy) {
   rows(r, pf, kPerf, {perf_row("good", 0.8, 1, 2), perf_row("bad", 0.7, 1, 3)});
   const auto af = file(r, "acc.csv", kAcc, "a");
   rows(r, af, kAcc, {acc_row("good", "pass", 2), acc_row("bad", "fail_accuracy", 3)});
-  ASSERT_TRUE(store_->refresh_run_flags(r));
+  ASSERT_TRUE(refresh_run_flags(store_->db(), r));
   ResultFilter filter;
   filter.flag = ResultFlag::unreliable;
-  auto unreliable = store_->results(filter);
+  auto unreliable = results(store_->db(), filter);
   ASSERT_TRUE(unreliable);
   ASSERT_EQ(unreliable->size(), 1u);
   EXPECT_EQ(unreliable->front().model, "bad");
@@ -226,23 +226,23 @@ TEST_F(StoreTest, DeviationFromReferenceIsFlaggedBothWays) {
       {3, "huggingface", "inference", "", "B", "fail_accuracy", std::nullopt, std::nullopt, ""},
       {4, "huggingface", "inference", "", "C", "pass", std::nullopt, std::nullopt, ""},
       {5, "huggingface", "inference", "", "D", "pass", std::nullopt, std::nullopt, ""}};
-  ASSERT_TRUE(store_->insert_expectations(r, ref, exp));
+  ASSERT_TRUE(insert_expectations(store_->db(), r, ref, exp));
   const auto af = file(r, "acc.csv", kAcc, "a");
   // A: expected pass, fails -> deviates. B: expected fail, passes -> deviates. C: as expected. D: no row -> missing.
   rows(r, af, kAcc, {acc_row("A", "fail_to_run", 2), acc_row("B", "pass", 3), acc_row("C", "pass_due_to_skip", 4)});
-  ASSERT_TRUE(store_->refresh_run_flags(r));
+  ASSERT_TRUE(refresh_run_flags(store_->db(), r));
   ResultFilter filter;
   filter.flag = ResultFlag::deviates;
-  auto dev = store_->results(filter);
+  auto dev = results(store_->db(), filter);
   ASSERT_TRUE(dev);
   ASSERT_EQ(dev->size(), 2u);
   EXPECT_EQ(dev->at(0).model, "A");
   EXPECT_EQ(dev->at(0).expected_accuracy.value_or(""), "pass");
   EXPECT_EQ(dev->at(1).model, "B");
 
-  auto run_record = store_->find_run("r");
+  auto run_record = find_run(store_->db(), "r");
   ASSERT_TRUE(run_record && *run_record);
-  auto missing = store_->missing(**run_record);
+  auto missing = schema::missing(store_->db(), **run_record);
   ASSERT_TRUE(missing);
   ASSERT_EQ(missing->size(), 1u);
   EXPECT_EQ(missing->front().model, "D");
@@ -258,13 +258,13 @@ TEST_F(StoreTest, MissingAgainstThePreviousRunOfThePlatform) {
   rows(other, file(other, "a.csv", kPerf, "2"), kPerf, {perf_row("Z", 1.2, 1, 2)});
   // Only A now; and a torchbench file the previous run did not have (its models are not "missing").
   rows(r2, file(r2, "a.csv", kPerf, "3"), kPerf, {perf_row("A", 1.3, 1, 2)});
-  auto latest = store_->latest_run("BMG");
+  auto latest = latest_run(store_->db(), "BMG");
   ASSERT_TRUE(latest && *latest);
   EXPECT_EQ((*latest)->meta.key, "n2");
-  auto prev = store_->previous_run(**latest);
+  auto prev = previous_run(store_->db(), **latest);
   ASSERT_TRUE(prev && *prev);
   EXPECT_EQ((*prev)->meta.key, "n1");
-  auto missing = store_->missing(**latest);
+  auto missing = schema::missing(store_->db(), **latest);
   ASSERT_TRUE(missing);
   ASSERT_EQ(missing->size(), 1u);
   EXPECT_EQ(missing->front().model, "B");
@@ -277,7 +277,7 @@ TEST_F(StoreTest, UnknownColumnsAreKeptAsJson) {
   auto row = perf_row("m", 1.1, 1, 2);
   row.extra = {{"tag", "nightly"}, {"mystery", "42"}};
   rows(r, file(r, "a.csv", kPerf, "x"), kPerf, {row});
-  auto all = store_->results({});
+  auto all = results(store_->db(), {});
   ASSERT_TRUE(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ(all->front().extra_json, R"({"mystery":"42","tag":"nightly"})");

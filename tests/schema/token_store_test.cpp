@@ -1,6 +1,10 @@
 // API tokens (schema/token_store.hpp) and the audit log (schema/audit_store.hpp).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 #include <optional>
 
 #include "schema/audit_store.hpp"
@@ -17,15 +21,14 @@ class TokenStoreTest : public ::testing::Test {
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }
-  TokenStore tokens() { return TokenStore(store_->db()); }
   NewToken create(const std::string& name, std::vector<std::string> scopes,
                   std::optional<std::string> expires = std::nullopt) {
-    auto t = tokens().create(name, scopes, std::move(expires));
+    auto t = create_token(store_->db(), name, scopes, std::move(expires));
     EXPECT_TRUE(t) << t.error().message;
     return t ? *t : NewToken{};
   }
   TokenStatus status(std::string_view token) {
-    auto c = tokens().verify(token, iso8601_from_now(0));
+    auto c = verify_token(store_->db(), token, iso8601_from_now(0));
     EXPECT_TRUE(c) << c.error().message;
     return c ? c->status : TokenStatus::unknown;
   }
@@ -52,7 +55,7 @@ TEST_F(TokenStoreTest, TokenHasTheDocumentedShapeAndVerifies) {
   EXPECT_EQ(t.token.substr(0, 3), "pt_");
   EXPECT_EQ(t.token.substr(3, 16), t.info.token_id);
   EXPECT_EQ(t.token[19], '_');
-  auto c = tokens().verify(t.token, iso8601_from_now(0));
+  auto c = verify_token(store_->db(), t.token, iso8601_from_now(0));
   ASSERT_TRUE(c);
   EXPECT_EQ(c->status, TokenStatus::ok);
   EXPECT_EQ(c->info.name, "ci-bmg");
@@ -94,22 +97,22 @@ TEST_F(TokenStoreTest, WrongSecretMalformedAndUnknownAreRefused) {
 
 TEST_F(TokenStoreTest, RevokeKeepsTheRowAndRefusesTheToken) {
   auto t = create("ci", {"upload", "read"});
-  auto r = tokens().revoke("ci");
+  auto r = revoke_token(store_->db(), "ci");
   ASSERT_TRUE(r);
   EXPECT_TRUE(*r);
   EXPECT_EQ(status(t.token), TokenStatus::revoked);
-  auto again = tokens().revoke("ci");
+  auto again = revoke_token(store_->db(), "ci");
   ASSERT_TRUE(again);
   EXPECT_FALSE(*again);  // nothing active by that name
-  auto missing = tokens().revoke("nobody");
+  auto missing = revoke_token(store_->db(), "nobody");
   ASSERT_TRUE(missing);
   EXPECT_FALSE(*missing);
-  auto list = tokens().list();
+  auto list = list_tokens(store_->db());
   ASSERT_TRUE(list);
   ASSERT_EQ(list->size(), 1u);
   EXPECT_FALSE(list->front().revoked_at.empty());
   // A revoked token's name stays taken: the audit log refers to tokens by name.
-  auto reused = tokens().create("ci", {"read"}, std::nullopt);
+  auto reused = create_token(store_->db(), "ci", {"read"}, std::nullopt);
   ASSERT_FALSE(reused);
   EXPECT_EQ(reused.error().code, "token_name_taken");
 }
@@ -119,15 +122,15 @@ TEST_F(TokenStoreTest, ExpiryIsComparedWithNow) {
   auto future = create("new", {"read"}, iso8601_from_now(3600));
   EXPECT_EQ(status(past.token), TokenStatus::expired);
   EXPECT_EQ(status(future.token), TokenStatus::ok);
-  auto later = tokens().verify(future.token, iso8601_from_now(7200));
+  auto later = verify_token(store_->db(), future.token, iso8601_from_now(7200));
   ASSERT_TRUE(later);
   EXPECT_EQ(later->status, TokenStatus::expired);
 }
 
 TEST_F(TokenStoreTest, ListNeverCarriesSecretsAndTouchRecordsUse) {
   auto t = create("ci", {"upload"});
-  ASSERT_TRUE(tokens().touch(t.info.id, "2026-01-01T00:00:00Z"));
-  auto list = tokens().list();
+  ASSERT_TRUE(touch_token(store_->db(), t.info.id, "2026-01-01T00:00:00Z"));
+  auto list = list_tokens(store_->db());
   ASSERT_TRUE(list);
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ(list->front().last_used_at, "2026-01-01T00:00:00Z");
@@ -137,14 +140,41 @@ TEST_F(TokenStoreTest, ListNeverCarriesSecretsAndTouchRecordsUse) {
   EXPECT_EQ(json.find("salt"), std::string::npos);
 }
 
+TEST(TokenTouch, NeverWaitsForTheWriteLock) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("perftriage-token-touch-" + std::to_string(getpid()) + ".sqlite");
+  std::filesystem::remove(path);
+  {
+    auto writer = Store::open(path.string());
+    ASSERT_TRUE(writer) << writer.error().message;
+    auto t = create_token(writer->db(), "ci", {"upload"}, std::nullopt);
+    ASSERT_TRUE(t);
+    auto reader = Store::open(path.string());
+    ASSERT_TRUE(reader);
+    ASSERT_EQ(reader->db().busy_timeout_ms(), 5000);
+    auto held = Transaction::begin(writer->db());  // another connection holds the write lock
+    ASSERT_TRUE(held);
+    const auto started = std::chrono::steady_clock::now();
+    auto touched = touch_token(reader->db(), t->info.id, "2026-01-01T00:00:00Z");
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2)) << "waited for the lock";
+    ASSERT_FALSE(touched);
+    EXPECT_EQ(touched.error().code, "db_busy");
+    EXPECT_EQ(reader->db().busy_timeout_ms(), 5000) << "the connection's own timeout is restored";
+    held->rollback();
+    EXPECT_TRUE(touch_token(reader->db(), t->info.id, "2026-01-01T00:00:00Z"));
+  }
+  std::filesystem::remove(path);
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+}
+
 TEST_F(TokenStoreTest, NamesAreValidated) {
   for (const char* bad : {"", "has space", "semi;colon", "new\nline", "quote\""}) {
-    auto t = tokens().create(bad, {"read"}, std::nullopt);
+    auto t = create_token(store_->db(), bad, {"read"}, std::nullopt);
     ASSERT_FALSE(t) << bad;
     EXPECT_EQ(t.error().code, "bad_token_name");
   }
-  EXPECT_FALSE(tokens().create(std::string(65, 'a'), {"read"}, std::nullopt));
-  EXPECT_TRUE(tokens().create("ci-bmg.nightly:2@team_x", {"read"}, std::nullopt));
+  EXPECT_FALSE(create_token(store_->db(), std::string(65, 'a'), {"read"}, std::nullopt));
+  EXPECT_TRUE(create_token(store_->db(), "ci-bmg.nightly:2@team_x", {"read"}, std::nullopt));
 }
 
 TEST(TokenScopes, ParsedValidatedDeduplicatedInCanonicalOrder) {

@@ -2,6 +2,7 @@
 
 #include "analyzers/compare/aggregates.hpp"
 #include "analyzers/compare/report.hpp"
+#include "analyzers/flags/slow_table.hpp"
 #include "tests/analyzers/compare/helpers.hpp"
 
 namespace perftriage::analyzers::compare {
@@ -33,6 +34,16 @@ TEST(Report, EnvironmentLinePutsTheOsFirst) {
   EXPECT_EQ(environment_line(run("k", "").meta.environment_json),
             "Ubuntu 24.04 LTS, intel-opencl-icd 26.05.37020.3, libze-dev 1.27.0");
   EXPECT_EQ(environment_line("not json"), "");
+}
+
+// The report prints the one slow table (analyzers/flags/slow_table.hpp), byte for byte.
+TEST(Report, SlowReportPrintsTheOneSlowTable) {
+  auto a = perf("huggingface", "bfloat16", "inference", "A", 0.5, 10);
+  a.speedup_text.clear();  // no text: the table's own number formatting
+  auto b = perf("torchbench", "float32", "training", "B|C", 0.25, 10);
+  const auto md = slow_report_markdown(run("k", "2.12.0+xpu"), {a, b}, 1.0);
+  EXPECT_NE(md.find(slow_table_markdown({a, b})), std::string::npos) << md;
+  EXPECT_NE(md.find("| A | 8 | 0.500000 |"), std::string::npos) << md;
 }
 
 TEST(Report, SlowReportHasTheSeedShape) {

@@ -78,6 +78,40 @@ TEST(SlowTable, MarkdownEscapesPipesAndKeepsSpeedupText) {
   EXPECT_EQ(j[0]["source"], "a.csv");
 }
 
+// One number formatting for every encoding of the table: the file's text, else 6 decimals; JSON keeps the number.
+TEST(SlowTable, SpeedupWithoutTextHasSixDecimalsInMarkdownAndCsv) {
+  model::ResultRecord r;
+  r.suite = "timm_models", r.dtype = "float16", r.mode = "training", r.model = "m", r.batch_size = 2;
+  r.speedup = 0.5;
+  r.source = "s.csv";
+  EXPECT_EQ(speedup_cell(r), "0.500000");
+  EXPECT_NE(slow_table_markdown({r}).find("| m | 2 | 0.500000 | s.csv |\n"), std::string::npos);
+  EXPECT_EQ(slow_table_csv({r}).substr(slow_table_csv({r}).find('\n') + 1), "timm_models,float16,training,m,2,0.500000,s.csv\n");
+  EXPECT_DOUBLE_EQ(slow_table_json({r})[0]["speedup"].get<double>(), 0.5);
+  r.speedup.reset();
+  EXPECT_EQ(speedup_cell(r), "");
+}
+
+TEST(SlowTable, AnExtraColumnIsAddedToTheSameTable) {
+  model::ResultRecord r;
+  r.suite = "huggingface", r.dtype = "bfloat16", r.mode = "inference", r.model = "a", r.batch_size = 1;
+  r.speedup_text = "0.7";
+  r.source = "x.csv";
+  auto b = r;
+  b.model = "b";
+  const ExtraColumn findings{"findings", {"host_bound: yes", ""}};
+  const auto md = slow_table_markdown({r, b}, &findings);
+  EXPECT_EQ(md, "| suite | dtype | mode | model | batch_size | speedup | source csv | findings |\n"
+                "|---|---|---|---|---:|---:|---|---|\n"
+                "| huggingface | bfloat16 | inference | a | 1 | 0.7 | x.csv | host_bound: yes |\n"
+                "| huggingface | bfloat16 | inference | b | 1 | 0.7 | x.csv | |\n");
+  // Without the column, every other byte is the same.
+  EXPECT_EQ(slow_table_markdown({r, b}),
+            "| suite | dtype | mode | model | batch_size | speedup | source csv |\n|---|---|---|---|---:|---:|---|\n"
+            "| huggingface | bfloat16 | inference | a | 1 | 0.7 | x.csv |\n"
+            "| huggingface | bfloat16 | inference | b | 1 | 0.7 | x.csv |\n");
+}
+
 TEST(SlowTable, SortsBySuiteDtypeModeThenWorstFirst) {
   std::vector<model::ResultRecord> rows(3);
   rows[0].suite = "torchbench", rows[0].speedup = 0.5;
@@ -95,7 +129,7 @@ TEST(SlowTable, SortsBySuiteDtypeModeThenWorstFirst) {
 namespace perftriage::analyzers {
 namespace {
 
-// Issue 10: a negative or non-finite speedup, latency or batch size used to count as passing (or slow).
+// A negative or non-finite speedup, latency or batch size used to count as passing (or slow).
 TEST(Flags, ImpossibleValuesAreInvalidNeitherPassingNorSlowNorFailed) {
   auto with = [](auto change) {
     ingest::ResultRow r = row(0.5, 8);

@@ -23,7 +23,7 @@ std::string axis_of(const Taxonomy& t, const std::string& label) {
 
 TEST(LabelerEval, PerAxisPrecisionAndRecall) {
   const auto& tax = xpu_taxonomy();
-  auto expected = nlohmann::json::parse(fixture("eval/expected.json"));
+  auto expected = nlohmann::json::parse(read_fixture("labeler/eval/expected.json"));
   ASSERT_GE(expected.size(), 30u);
   std::map<std::string, Tally> tally;
   for (const char* axis : {"test", "module", "priority", "hw", "os", "dependency", "dtype", "symptom", "triage"})
@@ -31,7 +31,7 @@ TEST(LabelerEval, PerAxisPrecisionAndRecall) {
   int exact = 0;
   for (const auto& e : expected) {
     const auto file = e["file"].get<std::string>();
-    auto r = label(e["title"].get<std::string>(), fixture("eval/" + file));
+    auto r = label(e["title"].get<std::string>(), read_fixture("labeler/eval/" + file));
     std::set<std::pair<std::string, std::string>> want, got;
     for (const auto& l : e["labels"]) want.insert({axis_of(tax, l.get<std::string>()), l.get<std::string>()});
     want.insert({"priority", e["priority"].get<std::string>()});

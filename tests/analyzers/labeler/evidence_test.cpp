@@ -22,7 +22,7 @@ TEST(LabelerEvidence, ReasonsCiteMeasurementsAndVerdictsSplitTheIssue) {
     if (c.suite == "torchbench") return CaseEvidence{0.67, 1.0, 1.0, {"host-bound"}, "bmg-2.12-release"};
     return std::nullopt;
   };
-  IssueInput in{kSeedTitle, fixture("seed_3761_body.txt"), {}, "intel/torch-xpu-ops", 3761};
+  IssueInput in{kSeedTitle, read_fixture("labeler/seed_3761_body.txt"), {}, "intel/torch-xpu-ops", 3761};
   auto r = label_issue(in, xpu_taxonomy(), lookup);
   EXPECT_EQ(calls, 11);
   auto perf = reason_of(r, "symptom", "performance");
@@ -41,7 +41,7 @@ TEST(LabelerEvidence, SameVerdictEverywhereIsOneCause) {
   EvidenceLookup lookup = [](const ParsedCase&) -> std::optional<CaseEvidence> {
     return CaseEvidence{0.7, std::nullopt, std::nullopt, {"graph breaks"}, "db"};
   };
-  auto r = label_issue({kSeedTitle, fixture("seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy(), lookup);
+  auto r = label_issue({kSeedTitle, read_fixture("labeler/seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy(), lookup);
   EXPECT_FALSE(r.need_split);
   EXPECT_EQ(sorted(r.labels), (std::vector<std::string>{"dtype: bfloat16", "hw: BMG", "inference", "module: inductor",
                                                         "performance", "test: e2e"}));
@@ -69,8 +69,8 @@ TEST(LabelerEvidence, RatiosSeparateInductorAndEagerPaths) {
 
 TEST(LabelerEvidence, NoEvidenceNoChange) {
   EvidenceLookup none = [](const ParsedCase&) -> std::optional<CaseEvidence> { return std::nullopt; };
-  auto with = label_issue({kSeedTitle, fixture("seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy(), none);
-  auto without = label_issue({kSeedTitle, fixture("seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy());
+  auto with = label_issue({kSeedTitle, read_fixture("labeler/seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy(), none);
+  auto without = label_issue({kSeedTitle, read_fixture("labeler/seed_3761_body.txt"), {}, "", 0}, xpu_taxonomy());
   EXPECT_EQ(to_json(with), to_json(without));
 }
 

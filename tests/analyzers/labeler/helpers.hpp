@@ -1,23 +1,16 @@
 #pragma once
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "tests/support/files.hpp"
 
 namespace perftriage::analyzers::labeler::testing {
 
-inline std::string fixture(const std::string& rel) {
-  std::ifstream in(std::string(PERFTRIAGE_FIXTURES) + "/labeler/" + rel, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "missing fixture " << rel;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using perftriage::testing::read_fixture;
 
 inline const Taxonomy& xpu_taxonomy() {
   static const Taxonomy t = [] {

@@ -1,4 +1,4 @@
-// Issue 10: hostile bodies must not crash the labeler (std::regex overflowed the stack on a 30 KB line) nor
+// Hostile bodies must not crash the labeler (std::regex overflowed the stack on a 30 KB line) nor
 // cost seconds of CPU. Every case runs under the default CPU budget (2 s) with ASan in the dev preset.
 #include <chrono>
 #include <cstdio>

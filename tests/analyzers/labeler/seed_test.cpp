@@ -24,15 +24,15 @@ void expect_seed(const LabelResult& r) {
 }
 
 TEST(LabelerSeed, TextCopyOfTheDescription) {
-  auto r = label(kSeedTitle, fixture("seed_3761_body.txt"));
+  auto r = label(kSeedTitle, read_fixture("labeler/seed_3761_body.txt"));
   expect_seed(r);
   for (const auto& a : r.axes) EXPECT_FALSE(a.reason.empty()) << a.axis;
 }
 
-TEST(LabelerSeed, MarkdownDescription) { expect_seed(label(kSeedTitle, fixture("seed_3761_body.md"))); }
+TEST(LabelerSeed, MarkdownDescription) { expect_seed(label(kSeedTitle, read_fixture("labeler/seed_3761_body.md"))); }
 
 TEST(LabelerSeed, CommentHasTheSeedShape) {
-  IssueInput in{kSeedTitle, fixture("seed_3761_body.md"), {}, "intel/torch-xpu-ops", 3761};
+  IssueInput in{kSeedTitle, read_fixture("labeler/seed_3761_body.md"), {}, "intel/torch-xpu-ops", 3761};
   auto r = label_issue(in, xpu_taxonomy());
   auto c = render_comment(in, r);
   EXPECT_EQ(c.rfind("<!-- perftriage:label -->", 0), 0u) << c;
@@ -54,7 +54,7 @@ TEST(LabelerSeed, CommentHasTheSeedShape) {
 }
 
 TEST(LabelerSeed, JsonShape) {
-  auto j = to_json(label(kSeedTitle, fixture("seed_3761_body.txt")));
+  auto j = to_json(label(kSeedTitle, read_fixture("labeler/seed_3761_body.txt")));
   ASSERT_TRUE(j.contains("axes") && j["axes"].is_array());
   for (const auto& a : j["axes"]) {
     EXPECT_TRUE(a.contains("axis") && a.contains("value") && a.contains("reason"));

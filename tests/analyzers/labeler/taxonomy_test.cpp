@@ -1,7 +1,6 @@
 // Taxonomies are data: built-ins embedded at build time, a JSON file or text loads a new tracker.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <string>
 
 #include "helpers.hpp"
 
@@ -52,7 +51,7 @@ TEST(LabelerTaxonomy, PytorchTaxonomyHasNoHwDtypeTestAxes) {
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->repo, "pytorch/pytorch");
   IssueInput in{"[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)",
-                fixture("seed_3761_body.md"), {}, "pytorch/pytorch", 1};
+                read_fixture("labeler/seed_3761_body.md"), {}, "pytorch/pytorch", 1};
   auto r = label_issue(in, *t);
   EXPECT_EQ(sorted(r.labels),
             (std::vector<std::string>{"module: inductor", "module: performance", "module: xpu", "oncall: pt2"}));
@@ -76,10 +75,8 @@ TEST(LabelerTaxonomy, PytorchCrashAndWindows) {
 
 // A third tracker, written by the test: no code change needed to label for it.
 TEST(LabelerTaxonomy, ThirdTaxonomyFromAFile) {
-  auto path = std::filesystem::temp_directory_path() / "perftriage_labeler_acme.json";
-  {
-    std::ofstream out(path);
-    out << R"({
+  const perftriage::testing::TempDir dir("perftriage-labeler");
+  const std::string path = dir.write("acme.json", R"({
       "name": "acme-gpu", "repo": "acme/gpu-tracker",
       "axes": [
         {"axis": "test", "color": "112233", "default": "ut",
@@ -93,10 +90,8 @@ TEST(LabelerTaxonomy, ThirdTaxonomyFromAFile) {
       "modules": [{"key": "kernels", "patterns": ["=gemm", "kernels/"]}, {"key": "compiler", "patterns": ["jit", "codegen"]}],
       "dependencies": [],
       "legacy": {"perf-issue": "perf"}
-    })";
-  }
-  auto t = load_taxonomy(path.string());
-  std::filesystem::remove(path);
+    })");
+  auto t = load_taxonomy(path);
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->name, "acme-gpu");
   auto r = label_issue({"[Bench] codegen slower on the Zephyr X9", "speedup 0.7 on device 0xA9F", {}, "", 0}, *t);

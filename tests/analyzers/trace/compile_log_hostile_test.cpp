@@ -1,4 +1,4 @@
-// Issue 10: compile-log parsing of a 1 MB single line. normalise_reason used std::regex (recursive backtracking):
+// Compile-log parsing of a 1 MB single line. normalise_reason used std::regex (recursive backtracking):
 // a long reason could overflow the stack. With RE2 it is linear; the dev preset's ASan would show an overflow.
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,5 @@
 // Golden verdicts on the hand-written fixtures in tests/fixtures/trace (shapes from the domain notes).
 #include <gtest/gtest.h>
-#include <fstream>
-#include <iterator>
 #include <cctype>
 
 #include "helpers.hpp"
@@ -21,7 +19,7 @@ class GoldenTrace : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenTrace, VerdictsAndCensus) {
   const Golden g = GetParam();
-  const auto r = classify_ok(fixture(g.file));
+  const auto r = classify_ok(fixture(std::string("trace/") + g.file));
   ASSERT_TRUE(r.contains("census"));
   EXPECT_EQ(r["kind"], g.kind);
   EXPECT_EQ(r["census"]["device_kernels"], g.kernels);
@@ -57,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(TraceCensus, EvidenceLineAndClasses) {
-  const auto r = classify_ok(fixture("xpu_compiled_before_fix.json.gz"));
+  const auto r = classify_ok(fixture("trace/xpu_compiled_before_fix.json.gz"));
   EXPECT_EQ(find(r, "attention")["kernels"], "121 gemm + 12 triton safe_softmax_add + 6 micro_sdpa");
   EXPECT_EQ(r["census"]["groups"]["triton safe_softmax_add"]["count"], 12);
   EXPECT_EQ(r["census"]["triton_kinds"]["per"], 12);
@@ -66,7 +64,7 @@ TEST(TraceCensus, EvidenceLineAndClasses) {
 }
 
 TEST(TraceCensus, XpuKernelsWithoutStreamAreCountedAndJoined) {
-  const auto r = classify_ok(fixture("xpu_math_fallback.json"));
+  const auto r = classify_ok(fixture("trace/xpu_math_fallback.json"));
   const auto& hb = find(r, "host_bound");
   EXPECT_EQ(hb["joined_launches"], 28);  // urEnqueueKernelLaunch joined by correlation
   EXPECT_EQ(find(r, "attention")["ops"]["math"], 4);
@@ -74,7 +72,7 @@ TEST(TraceCensus, XpuKernelsWithoutStreamAreCountedAndJoined) {
 }
 
 TEST(TraceCensus, HostBoundNumbers) {
-  const auto r = classify_ok(fixture("cuda_host_bound.json"));
+  const auto r = classify_ok(fixture("trace/cuda_host_bound.json"));
   const auto& hb = find(r, "host_bound");
   EXPECT_LT(hb["busy_fraction"].get<double>(), 0.1);
   EXPECT_GT(hb["idle"]["host_wait_share"].get<double>(), 0.99);
@@ -87,16 +85,15 @@ TEST(TraceChunks, SmallChunksGiveTheSameAnswer) {
                         "xpu_compiled_before_fix.json.gz"}) {
     tr::ClassifyOptions small;
     small.chunk_bytes = 4096;
-    const auto a = classify_ok(fixture(f));
-    const auto b = classify_ok(fixture(f), small);
+    const auto a = classify_ok(fixture(std::string("trace/") + f));
+    const auto b = classify_ok(fixture(std::string("trace/") + f), small);
     EXPECT_EQ(a["census"], b["census"]) << f;
     EXPECT_EQ(a["findings"], b["findings"]) << f;
   }
 }
 
 TEST(TraceBytes, ClassifyBytesMatchesClassifyFile) {
-  std::ifstream in(fixture("cuda_math_fallback.json"), std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes = read_fixture("trace/cuda_math_fallback.json");
   auto r = tr::classify_bytes(bytes, "upload.json");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ((*r)["file"], "upload.json");
@@ -104,8 +101,8 @@ TEST(TraceBytes, ClassifyBytesMatchesClassifyFile) {
 }
 
 TEST(TraceDiff, TrackerEvidenceLine) {
-  const auto before = classify_ok(fixture("xpu_compiled_before_fix.json.gz"));
-  const auto after = classify_ok(fixture("xpu_compiled_after_fix.json.gz"));
+  const auto before = classify_ok(fixture("trace/xpu_compiled_before_fix.json.gz"));
+  const auto after = classify_ok(fixture("trace/xpu_compiled_after_fix.json.gz"));
   auto d = tr::diff(before, after);
   ASSERT_TRUE(d);
   EXPECT_EQ((*d)["evidence"], "121 gemm + 12 triton safe_softmax_add + 6 micro_sdpa -> 97 gemm + 18 micro_sdpa");
@@ -122,8 +119,8 @@ TEST(TraceDiff, TrackerEvidenceLine) {
 }
 
 TEST(TraceDiff, RefusesLogs) {
-  const auto log = classify_ok(fixture("torch_trace.log"));
-  const auto t = classify_ok(fixture("cuda_flash_sdpa.json"));
+  const auto log = classify_ok(fixture("trace/torch_trace.log"));
+  const auto t = classify_ok(fixture("trace/cuda_flash_sdpa.json"));
   auto d = tr::diff(log, t);
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().kind, perftriage::ErrorKind::unprocessable);

@@ -6,12 +6,15 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/trace/classify.hpp"
+#include "tests/support/files.hpp"
 
 namespace trace_test {
 
 namespace tr = perftriage::analyzers::trace;
 
-inline std::string fixture(const std::string& name) { return std::string(PERFTRIAGE_FIXTURES) + "/trace/" + name; }
+using perftriage::testing::fixture;
+using perftriage::testing::read_fixture;
+
 inline std::string shared_dir() { return std::string(PERFTRIAGE_SOURCE_DIR) + "/../shared/data"; }
 
 inline const nlohmann::json& find(const nlohmann::json& r, const std::string& classifier) {

@@ -7,7 +7,7 @@
 using namespace trace_test;
 
 TEST(TorchLogs, GraphBreaksRecompilesAndReasons) {
-  const auto r = classify_ok(fixture("torch_logs_item_recompile.log"));
+  const auto r = classify_ok(fixture("trace/torch_logs_item_recompile.log"));
   EXPECT_EQ(r["kind"], "torch_logs");
   const auto& f = find(r, "graph_breaks");
   EXPECT_EQ(f["verdict"], "yes");
@@ -31,7 +31,7 @@ TEST(TorchLogs, GraphBreaksRecompilesAndReasons) {
 }
 
 TEST(Tlparse, FramesCompilesRestartsRecompilesFailure) {
-  const auto r = classify_ok(fixture("torch_trace.log"));
+  const auto r = classify_ok(fixture("trace/torch_trace.log"));
   EXPECT_EQ(r["kind"], "tlparse");
   const auto& f = find(r, "graph_breaks");
   EXPECT_EQ(f["verdict"], "yes");
@@ -47,7 +47,7 @@ TEST(Tlparse, FramesCompilesRestartsRecompilesFailure) {
 }
 
 TEST(Explain, CountsAndInnermostLocation) {
-  const auto r = classify_ok(fixture("explain_printout.txt"));
+  const auto r = classify_ok(fixture("trace/explain_printout.txt"));
   EXPECT_EQ(r["kind"], "explain");
   const auto& f = find(r, "graph_breaks");
   EXPECT_EQ(f["verdict"], "yes");

@@ -19,7 +19,7 @@ class Refused : public ::testing::TestWithParam<Refusal> {};
 
 TEST_P(Refused, WithCodeAndFile) {
   const Refusal p = GetParam();
-  auto r = tr::classify_file(fixture(p.file));
+  auto r = tr::classify_file(fixture(std::string("trace/") + p.file));
   ASSERT_FALSE(r) << p.file;
   EXPECT_EQ(r.error().code, p.code) << r.error().message;
   EXPECT_EQ(r.error().kind, ErrorKind::unprocessable);
@@ -38,7 +38,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Refused,
                                            Refusal{"plain_text.txt", "unrecognised_input"}));
 
 TEST(Refused, MissingFileIsNotFound) {
-  auto r = tr::classify_file(fixture("does_not_exist.json"));
+  auto r = tr::classify_file(fixture("trace/does_not_exist.json"));
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::not_found);
 }

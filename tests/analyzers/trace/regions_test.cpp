@@ -1,41 +1,32 @@
 // Per-region census: kernels attributed to the innermost record_function range open at their launch.
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
+#include <string>
 
 #include "analyzers/trace/classify.hpp"
+#include "server/demo/trace_builder.hpp"
 
 namespace perftriage::analyzers::trace {
 namespace {
 
-// One launch + kernel pair: the launch on the host at `ts`, the kernel on the device a little later.
-std::string pair(int corr, double ts, const std::string& kernel) {
-  return fmt::format(
-      R"({{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{0},"dur":3,)"
-      R"("args":{{"correlation":{1}}}}},)"
-      R"({{"ph":"X","cat":"kernel","name":"{2}","pid":0,"tid":7,"ts":{3},"dur":10,"args":{{"correlation":{1}}}}},)",
-      ts, corr, kernel, ts + 5);
-}
+using server::demo::TraceBuilder;
 
-std::string region(const std::string& name, double ts, double dur) {
-  return fmt::format(R"({{"ph":"X","cat":"user_annotation","name":"{}","pid":1,"tid":1,"ts":{},"dur":{}}},)", name,
-                     ts, dur);
-}
+// A CUDA launch of 3 us at `ts` on the host; its kernel runs 10 us on the device from ts + 5.
+void launch(TraceBuilder& t, double ts, const std::string& kernel) { t.at(ts).kernel(kernel, 10.0, 3.0); }
 
 TEST(RegionCensus, KernelsGoToTheInnermostOpenRegion) {
-  std::string events;
-  events += region("ProfilerStep#0", 0, 1000);
-  events += region("expected", 10, 300);  // the harness's eager region
-  events += region("actual", 400, 300);   // the compiled region
-  events += pair(1, 20, "volta_sgemm_128x64_nn");
-  events += pair(2, 40, "volta_sgemm_128x64_nn");
-  events += pair(3, 60, "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)");
-  events += pair(4, 420, "volta_sgemm_128x64_nn");
-  events += pair(5, 440, "triton_per_fused__safe_softmax_add_2");
-  events += pair(6, 800, "triton_poi_fused_add_0");  // inside ProfilerStep#0 only
-  events += pair(7, 2000, "triton_poi_fused_add_0");  // outside every region
-  events.pop_back();
-  const std::string trace = R"({"schemaVersion":1,"traceEvents":[)" + events + "]}";
+  TraceBuilder t("NVIDIA A100-SXM4-40GB", false);
+  t.at(0).annotation("ProfilerStep#0", 1000);
+  t.at(10).annotation("expected", 300);  // the harness's eager region
+  t.at(400).annotation("actual", 300);   // the compiled region
+  launch(t, 20, "volta_sgemm_128x64_nn");
+  launch(t, 40, "volta_sgemm_128x64_nn");
+  launch(t, 60, "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*)");
+  launch(t, 420, "volta_sgemm_128x64_nn");
+  launch(t, 440, "triton_per_fused__safe_softmax_add_2");
+  launch(t, 800, "triton_poi_fused_add_0");   // inside ProfilerStep#0 only
+  launch(t, 2000, "triton_poi_fused_add_0");  // outside every region
+  const std::string trace = t.dump();
 
   auto r = classify_bytes(trace, "regions.json");
   ASSERT_TRUE(r) << r.error().message;
@@ -58,8 +49,10 @@ TEST(RegionCensus, KernelsGoToTheInnermostOpenRegion) {
 }
 
 TEST(RegionCensus, ATraceWithoutRegionsHasNoRegionRows) {
-  const std::string trace =
-      R"({"traceEvents":[)" + pair(1, 20, "volta_sgemm_128x64_nn") + pair(2, 40, "volta_sgemm_128x64_nn") + "{}]}";
+  TraceBuilder t("NVIDIA A100-SXM4-40GB", false);
+  launch(t, 20, "volta_sgemm_128x64_nn");
+  launch(t, 40, "volta_sgemm_128x64_nn");
+  const std::string trace = t.dump();
   auto r = classify_bytes(trace, "plain.json");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_FALSE((*r)["census"].contains("regions"));

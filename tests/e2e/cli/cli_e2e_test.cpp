@@ -1,4 +1,4 @@
-// The CLI of issue 2 through the real binary: ingest --json, slow in every format, runs, and its refusals.
+// The CLI through the real binary: ingest --json, slow in every format, runs, and its refusals.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,7 @@ struct Ran {
 
 // Runs the binary with `args` (shell-quoted by the caller), stdout captured, stderr to the given file.
 Ran run(const std::string& args, const std::string& err_file = "/dev/null") {
-  const std::string cmd = std::string(PERFTRIAGE_BINARY) + " " + args + " 2>" + err_file;
+  const std::string cmd = std::string(PERFTRIAGE_BINARY) + " " + args + " 2>" + err_file + " </dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   Ran r;
   char buf[4096];
@@ -113,6 +114,168 @@ TEST_F(CliE2E, RefusalsNameTheFileAndExitNonZero) {
   EXPECT_EQ(run("slow --db " + db_ + " --format yaml").status, 2);
   EXPECT_EQ(run("serve --db " + db_ + " --max-body-mb lots").status, 2);
   EXPECT_EQ(run("no-such-command").status, 2);
+}
+
+constexpr const char* kResultHeader = "dev,name,batch_size,speedup,abs_latency\n";
+
+void write_file(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+TEST_F(CliE2E, VersionAndHelpListEveryOptionWithItsDefault) {
+  auto version = run("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_FALSE(version.out.empty());
+  EXPECT_NE(version.out.find('.'), std::string::npos) << version.out;  // the project version, e.g. 0.1.0
+
+  auto help = run("help");
+  EXPECT_EQ(help.status, 0);
+  for (const char* command : {"serve", "ingest", "slow", "runs", "compare", "report", "classify", "label", "token",
+                              "backup", "restore", "retention", "config"}) {
+    EXPECT_NE(help.out.find(std::string("  ") + command), std::string::npos) << command << "\n" << help.out;
+    auto own = run(std::string(command) + " --help");
+    EXPECT_EQ(own.status, 0) << command;
+    EXPECT_NE(own.out.find("--help"), std::string::npos) << command;
+  }
+  const auto serve = run("serve --help").out;
+  for (const char* option : {"--listen", "--github-api", "--github-max-attempts", "--threshold", "--max-body-mb",
+                             "--threads", "--read-workers", "--heavy-queue", "--body-timeout-s", "--db"}) {
+    EXPECT_NE(serve.find(option), std::string::npos) << option << "\n" << serve;
+  }
+  EXPECT_NE(serve.find("127.0.0.1:8080"), std::string::npos) << serve;          // defaults are shown
+  EXPECT_NE(serve.find("https://api.github.com"), std::string::npos) << serve;
+  EXPECT_NE(serve.find("PERFTRIAGE_LIMITS_MAX_BODY_MB"), std::string::npos) << serve;
+  const auto slow = run("slow --help").out;
+  EXPECT_NE(slow.find("var/perftriage.sqlite"), std::string::npos) << slow;
+  EXPECT_EQ(run("help ingest").out, run("ingest --help").out);
+}
+
+TEST_F(CliE2E, AnOptionIsNeverTheValueOfAnother) {
+  const auto err = (dir_ / "err.txt").string();
+  const auto csv = dir_ / "huggingface" / "float32" / "inference" / "performance" / "r.csv";
+  write_file(csv, std::string(kResultHeader) + "xpu,A,8,1.5,10\n");
+  auto r = run("ingest --db " + db_ + " --platform --run x " + csv.string(), err);
+  EXPECT_EQ(r.status, 2);
+  const auto said = testing::read_bytes(err);
+  EXPECT_NE(said.find("--platform"), std::string::npos) << said;
+  EXPECT_FALSE(std::filesystem::exists(db_));  // nothing ran
+  // --tag takes one value: the path after it stays a path.
+  r = run("ingest --db " + db_ + " --platform BMG --run r1 --json --tag nightly " + csv.string(), err);
+  ASSERT_EQ(r.status, 0) << testing::read_bytes(err);
+  EXPECT_EQ(json::parse(r.out)["files"].size(), 1u);
+}
+
+TEST_F(CliE2E, ReadOnlyCommandsRefuseAMissingDatabase) {
+  const auto missing = (dir_ / "nowhere" / "missing.sqlite").string();
+  const auto err = (dir_ / "err.txt").string();
+  for (const std::string cmd : {"slow", "runs", "compare --target k", "report --run k", "runs delete k"}) {
+    auto r = run(cmd + " --db " + missing, err);
+    EXPECT_EQ(r.status, 1) << cmd;
+    EXPECT_NE(testing::read_bytes(err).find(missing), std::string::npos) << cmd << ": " << testing::read_bytes(err);
+    EXPECT_FALSE(std::filesystem::exists(missing)) << cmd;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "nowhere")) << cmd;
+  }
+  // PERFTRIAGE_DB is the default database of every command: ingest creates it, runs reads it.
+  ::setenv("PERFTRIAGE_DB", db_.c_str(), 1);
+  auto ingested = run("ingest --platform BMG --run r1 " + testing::fixture("seed_bmg_2.12"));
+  auto listed = run("runs --json");
+  ::unsetenv("PERFTRIAGE_DB");
+  ASSERT_EQ(ingested.status, 0);
+  EXPECT_TRUE(std::filesystem::exists(db_));
+  ASSERT_EQ(listed.status, 0);
+  EXPECT_EQ(json::parse(listed.out).size(), 1u);
+}
+
+TEST_F(CliE2E, RunsAlignsItsColumnsAndReportDefaultsToSlow) {
+  auto ingest = run("ingest --db " + db_ + " --platform BMG --run bmg-release-2.12 --torch-version "
+                    "2.12.0.dev20260101+gitabcdef0123456789-xpu " + testing::fixture("seed_bmg_2.12"));
+  ASSERT_EQ(ingest.status, 0);
+  auto runs = run("runs --db " + db_);
+  ASSERT_EQ(runs.status, 0);
+  const auto header = runs.out.substr(0, runs.out.find('\n'));
+  const auto row = runs.out.substr(header.size() + 1, runs.out.find('\n', header.size() + 1) - header.size() - 1);
+  const auto created = header.find("created");
+  ASSERT_NE(created, std::string::npos) << runs.out;
+  EXPECT_EQ(row.find("2.12.0.dev20260101+gitabcdef0123456789-xpu  "), header.find("torch")) << runs.out;
+  EXPECT_EQ(row[created - 1], ' ') << runs.out;  // the timestamp starts where its column does, after a space
+  EXPECT_EQ(row.substr(created, 2), "20") << runs.out;
+  auto md = run("runs --db " + db_ + " --format md");
+  EXPECT_EQ(md.out.rfind("| run | platform | torch | created | files | rows | slow | failed | acc_fail |\n", 0), 0u)
+      << md.out;
+
+  auto report = run("report --db " + db_ + " --run bmg-release-2.12");
+  ASSERT_EQ(report.status, 0);
+  EXPECT_EQ(report.out.rfind("[BMG] ", 0), 0u) << report.out;
+  EXPECT_NE(report.out.find("## Representative Cases"), std::string::npos);
+  EXPECT_EQ(run("report --db " + db_ + " --run bmg-release-2.12 --kind slow").out, report.out);
+}
+
+TEST_F(CliE2E, IngestPrintsTotalsAndReportsEveryBadFile) {
+  auto ok = run("ingest --db " + db_ + " --platform BMG --run r1 " + testing::fixture("seed_bmg_2.12"));
+  ASSERT_EQ(ok.status, 0);
+  EXPECT_NE(ok.out.find("\ntotal: 1 run, 5 files, 5 stored; "), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(" rows, 11 slow, "), std::string::npos) << ok.out;
+
+  const auto tree = dir_ / "tree";
+  write_file(tree / "huggingface/float32/inference/performance/a.csv",
+             std::string(kResultHeader) + "xpu,A,8,1.5,10\nxpu,B,8,oops,10\n");
+  write_file(tree / "huggingface/float32/training/performance/b.csv", std::string(kResultHeader) + "xpu,A,8,1.5,10\n");
+  write_file(tree / "timm_models/float16/inference/performance/c.csv",
+             std::string(kResultHeader) + "xpu,A,8,1.5,10\nxpu,C,8,1.0,10\nxpu,D,eight,1.0,10\n");
+  const auto err = (dir_ / "err.txt").string();
+  auto bad = run("ingest --db " + db_ + " --platform BMG --run r2 --json " + tree.string(), err);
+  EXPECT_EQ(bad.status, 1);
+  const auto errors = json::parse(bad.out)["errors"];
+  ASSERT_EQ(errors.size(), 2u) << bad.out;
+  EXPECT_EQ(errors[0]["file"], "huggingface/float32/inference/performance/a.csv");
+  EXPECT_EQ(errors[0]["line"], 3);
+  EXPECT_EQ(errors[0]["column"], "speedup");
+  EXPECT_EQ(errors[1]["file"], "timm_models/float16/inference/performance/c.csv");
+  EXPECT_EQ(errors[1]["line"], 4);
+  EXPECT_EQ(errors[1]["column"], "batch_size");
+  const auto said = testing::read_bytes(err);
+  EXPECT_NE(said.find("a.csv:3: column speedup"), std::string::npos) << said;
+  EXPECT_NE(said.find("c.csv:4: column batch_size"), std::string::npos) << said;
+  EXPECT_EQ(json::parse(run("runs --db " + db_ + " --json").out).size(), 1u);  // nothing of r2: all or nothing
+}
+
+TEST_F(CliE2E, OneFileNamedThreeWaysIsStoredOnce) {
+  const std::string name = "inductor-results-huggingface-float32-inference-xpu-performance.csv";
+  write_file(dir_ / name, std::string(kResultHeader) + "xpu,A,8,0.5,10\n");
+  const std::string cd = "cd " + dir_.string() + " && " + PERFTRIAGE_BINARY + " ";
+  auto once = run("--version >/dev/null && " + cd + "ingest --db " + db_ + " --platform BMG --run r --json " + name +
+                  " ./" + name + " " + (dir_ / name).string());
+  ASSERT_EQ(once.status, 0) << once.out;
+  ASSERT_EQ(json::parse(once.out)["files"].size(), 1u) << once.out;
+  EXPECT_EQ(json::parse(once.out)["files"][0]["path"], name);
+  for (const std::string given : {"./" + name, (dir_ / name).string(), name}) {
+    auto again = run("--version >/dev/null && " + cd + "ingest --db " + db_ + " --platform BMG --run r --json " + given);
+    ASSERT_EQ(again.status, 0) << again.out;
+    EXPECT_EQ(json::parse(again.out)["files"][0]["status"], "duplicate") << given;
+    EXPECT_EQ(json::parse(again.out)["files"][0]["path"], name) << given;
+  }
+  const auto runs = json::parse(run("runs --db " + db_ + " --json").out);
+  EXPECT_EQ(runs[0]["counts"]["files"], 1) << runs.dump();
+}
+
+TEST_F(CliE2E, ExplicitAxesDoNotRelabelTheReferenceFilesOfADirectory) {
+  const auto tree = dir_ / "tree";
+  write_file(tree / "huggingface/float32/inference/performance/r.csv", std::string(kResultHeader) + "xpu,A,8,1.5,10\n");
+  write_file(tree / "inductor_huggingface_inference.csv", "name,float32,bfloat16\nA,pass,pass\n");
+  auto r = run("ingest --db " + db_ + " --platform BMG --run r --json --mode training --dtype float16 " + tree.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto files = json::parse(r.out)["files"];
+  ASSERT_EQ(files.size(), 2u) << r.out;
+  for (const auto& f : files) {
+    if (f["kind"] == "reference") {
+      EXPECT_EQ(f["mode"], "inference") << f.dump();  // from its own name
+      EXPECT_NE(f["dtype"], "float16") << f.dump();
+    } else {
+      EXPECT_EQ(f["mode"], "training") << f.dump();  // the explicit axes label the result files
+      EXPECT_EQ(f["dtype"], "float16") << f.dump();
+    }
+  }
 }
 
 }  // namespace

@@ -207,10 +207,18 @@ TEST_F(CompareE2E, CliRefusesBadUsage) {
   std::string out;
   EXPECT_EQ(cli("compare --base previous", out), 2);                         // no target
   EXPECT_EQ(cli("compare --target bmg-2.13 --format xml", out), 2);          // bad format
-  EXPECT_EQ(cli("report --run bmg-2.12", out), 2);                           // no kind
   EXPECT_EQ(cli("report --kind slow", out), 2);                              // no run
   EXPECT_EQ(cli("compare --base nope --target bmg-2.13", out), 1);           // unknown base
   EXPECT_EQ(cli("report --target bmg-2.13 --kind regressions --red 2", out), 2);  // inconsistent thresholds
+}
+
+TEST_F(CompareE2E, ReportOfARunIsItsSlowReport) {
+  std::string by_default;
+  std::string slow;
+  ASSERT_EQ(cli("report --run bmg-2.12", by_default), 0);
+  ASSERT_EQ(cli("report --run bmg-2.12 --kind slow", slow), 0);
+  EXPECT_EQ(by_default, slow);
+  EXPECT_NE(by_default.find("## Representative Cases"), std::string::npos) << by_default;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Crash safety (issue 10): the real `perftriage serve` under concurrent uploaders, SIGKILLed at random and restarted.
+"""Crash safety: the real `perftriage serve` under concurrent uploaders, SIGKILLed at random and restarted.
 
     crash_safety_test.py --binary build/release/perftriage [--kills 22] [--uploaders 6] [--seed N] [--keep]
 

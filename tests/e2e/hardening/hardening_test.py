@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile input against the real binary: each reproduction of the security review (issue 10) as a check.
+"""Hostile input against the real binary: each reproduction of the security review as a check.
 
 Usage: hardening_test.py PERFTRIAGE_BINARY. Starts `perftriage serve` on 127.0.0.1 with fresh databases, sends
 only to loopback, bounded in requests and time. Prints one line per check and a closing "N passed, N failed" line.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Authentication and authorization against the real binary (issue 11, docs/auth.md).
+"""Authentication and authorization against the real binary (docs/auth.md).
 
 Usage: auth_test.py PERFTRIAGE_BINARY. Creates tokens with `perftriage token create` on fresh databases, starts
 `perftriage serve` on 127.0.0.1:0 (with PERFTRIAGE_AUTH_CACHE_S=1, so that a revocation takes effect within a second),

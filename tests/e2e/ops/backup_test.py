@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Backup, restore and deleting runs against the real binary (issue 11, docs/data-safety.md).
+"""Backup, restore and deleting runs against the real binary (docs/data-safety.md).
 
 Usage: backup_test.py PERFTRIAGE_BINARY [--seconds 10] [--uploaders 4]. Python 3 standard library only; everything on
 127.0.0.1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Configuration against the real binary (issue 11, docs/config.md).
+"""Configuration against the real binary (docs/config.md).
 
 Usage: config_test.py PERFTRIAGE_BINARY. Python 3 standard library only; everything on 127.0.0.1.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`serve --demo` never talks to GitHub (issue 11), against the real binary.
+"""`serve --demo` never talks to GitHub, against the real binary.
 
 Usage: deploy_test.py PERFTRIAGE_BINARY FIXTURES_DIR
 

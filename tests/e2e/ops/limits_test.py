@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Transport limits against the real binary (issue 11): bodies over the limit (1 GB, chunked and with
+"""Transport limits against the real binary: bodies over the limit (1 GB, chunked and with
 Content-Length) refused 413 while the server's RSS stays small, a 20 MB upload spooled to a temporary file and
 ingested, header / idle timeouts, the connection cap, a slowloris of 200 connections that does not delay others,
 archives that try to escape or explode, and a SIGTERM that lets an upload in flight finish.
@@ -65,7 +65,7 @@ class Server(e2e.Server):
 
 
 def make_token(db, env):
-    """An admin token from `perftriage token create` (issue 11); None where the command does not exist yet."""
+    """An admin token from `perftriage token create`; None where the command does not exist yet."""
     try:
         return e2e.create_token(BINARY, db, "limits-test", "admin", env=env)["token"]
     except (OSError, e2e.CommandError, KeyError, subprocess.TimeoutExpired):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Observability against the real binary (issue 11): metrics that change as requests are served, the JSON access log,
+"""Observability against the real binary: metrics that change as requests are served, the JSON access log,
 request ids, error bodies carrying the id, and the OpenAPI document.
 
 Usage: observability_test.py PERFTRIAGE_BINARY. Creates an admin token with `perftriage token create` on a fresh

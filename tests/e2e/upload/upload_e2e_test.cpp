@@ -223,5 +223,34 @@ TEST_F(UploadE2E, UnknownRoutesAndBadQueries) {
   EXPECT_EQ(call("GET", "/api/v1/slow?run=no-such-run").status, 404u);
 }
 
+// A misspelled query parameter is refused by name (it used to be ignored: the file was stored without its platform's
+// spelling mistake noticed), and nothing is stored.
+TEST_F(UploadE2E, UnknownQueryParameterIsRefusedByName) {
+  auto r = call("POST", "/api/v1/uploads?run=typo-run&platfrom=BMG&suite=torchbench&dtype=float32&mode=training",
+                "text/csv", std::string(kHeader16) + "xpu,m,8,1.2,10,1,0,0,0,1,1,0,0,0,0,0\n");
+  ASSERT_EQ(r.status, 400u) << r.body;
+  auto e = body_json(r)["error"];
+  EXPECT_EQ(e["code"], "unknown_parameter");
+  EXPECT_EQ(e["column"], "platfrom");
+  EXPECT_NE(e["message"].get<std::string>().find("did you mean platform?"), std::string::npos) << e["message"];
+  EXPECT_EQ(call("GET", "/api/v1/runs/typo-run").status, 404u);
+}
+
+// The dashboard's footer links to /api/v1: an index of the routes, not a 404.
+TEST_F(UploadE2E, ApiIndexListsTheRoutes) {
+  auto r = call("GET", "/api/v1");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  auto index = body_json(r);
+  EXPECT_EQ(index["name"], "perftriage");
+  EXPECT_FALSE(index["version"].get<std::string>().empty());
+  EXPECT_EQ(index["openapi"], "/api/v1/openapi.json");
+  bool uploads = false;
+  for (const auto& route : index["routes"]) {
+    uploads = uploads ||
+              (route["method"] == "POST" && route["pattern"] == "/api/v1/uploads" && route["scope"] == "upload");
+  }
+  EXPECT_TRUE(uploads) << index.dump();
+}
+
 }  // namespace
 }  // namespace perftriage

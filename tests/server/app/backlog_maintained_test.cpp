@@ -41,7 +41,7 @@ std::string nightly_csv(std::mt19937& rng, int models) {
 }
 
 void expect_same_backlog(schema::Store& store, const std::string& platform) {
-  auto data = schema::backlog_rows(store, platform, 1.0);
+  auto data = schema::backlog_rows(store.db(), platform, 1.0);
   ASSERT_TRUE(data) << data.error().message;
   std::map<std::int64_t, std::size_t> index;
   for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;

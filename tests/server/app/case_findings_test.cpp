@@ -1,4 +1,4 @@
-// server/case_findings: the combined explanation, the markdown findings column and findings_for_run.
+// server/app/case_findings: the combined explanation, the markdown findings column and findings_for_run.
 #include <gtest/gtest.h>
 
 #include "analyzers/flags/slow_table.hpp"
@@ -111,8 +111,10 @@ model::ResultRecord row(const std::string& model, const std::string& speedup) {
 
 TEST(SlowTableWithFindings, AddsALastColumnAndKeepsEveryOtherByte) {
   const std::vector<model::ResultRecord> rows{row("A", "0.5"), row("B", "0.7")};
-  const std::string md = slow_table_markdown_with_findings(
-      rows, {{summary(3, "", "attention", "math_fallback")}, {}});
+  // The findings column of `slow --with-findings` and the report: findings_cell per row, in the one slow table.
+  const analyzers::ExtraColumn column{
+      "findings", {findings_cell({summary(3, "", "attention", "math_fallback")}), findings_cell({})}};
+  const std::string md = analyzers::slow_table_markdown(rows, &column);
   EXPECT_EQ(md,
             "| suite | dtype | mode | model | batch_size | speedup | source csv | findings |\n"
             "|---|---|---|---|---:|---:|---|---|\n"
@@ -137,7 +139,7 @@ TEST(FindingsForRun, GroupsFindingsByCaseAndMatchesRowsOfTheirRun) {
   model::RunMeta meta;
   meta.key = "r1";
   meta.platform = "BMG";
-  auto run_id = s->ensure_run(meta);
+  auto run_id = schema::ensure_run(s->db(), meta);
   ASSERT_TRUE(run_id);
   schema::NewArtifact a;
   a.run_id = *run_id;

@@ -50,7 +50,7 @@ class CompareStoreTest : public ::testing::Test {
 };
 
 TEST_F(CompareStoreTest, FixtureRunsGiveTheHandComputedAggregates) {
-  auto input = schema::load_comparison(*store_, "bmg-2.12", "bmg-2.13");
+  auto input = schema::load_comparison(store_->db(), "bmg-2.12", "bmg-2.13");
   ASSERT_TRUE(input) << input.error().message;
   EXPECT_EQ(input->base.meta.key, "bmg-2.12");
   EXPECT_EQ(input->target.meta.key, "bmg-2.13");
@@ -83,47 +83,47 @@ TEST_F(CompareStoreTest, FixtureRunsGiveTheHandComputedAggregates) {
 }
 
 TEST_F(CompareStoreTest, BaseByRulePrevious) {
-  auto input = schema::load_comparison(*store_, "previous", "bmg-2.13");
+  auto input = schema::load_comparison(store_->db(), "previous", "bmg-2.13");
   ASSERT_TRUE(input) << input.error().message;
   EXPECT_EQ(input->base.meta.key, "bmg-2.12");
 }
 
 TEST_F(CompareStoreTest, BaseByRuleTag) {
   ingest("bmg-nightly", "2.13.0+xpu", "2026-03-01T00:00:00Z", {}, "compare/target");
-  auto input = schema::load_comparison(*store_, "release-2.13", "bmg-nightly");
+  auto input = schema::load_comparison(store_->db(), "release-2.13", "bmg-nightly");
   ASSERT_TRUE(input) << input.error().message;
   EXPECT_EQ(input->base.meta.key, "bmg-2.13");
 }
 
 TEST_F(CompareStoreTest, TagOfTheTargetItselfIsNotItsBase) {
-  auto input = schema::load_comparison(*store_, "release-2.13", "bmg-2.13");
+  auto input = schema::load_comparison(store_->db(), "release-2.13", "bmg-2.13");
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().code, "no_run");
   EXPECT_EQ(input.error().column, "base");
 }
 
 TEST_F(CompareStoreTest, UnknownBaseIsNotFound) {
-  auto input = schema::load_comparison(*store_, "nope", "bmg-2.13");
+  auto input = schema::load_comparison(store_->db(), "nope", "bmg-2.13");
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().kind, ErrorKind::not_found);
   EXPECT_EQ(input.error().column, "base");
 }
 
 TEST_F(CompareStoreTest, UnknownTargetIsNotFound) {
-  auto input = schema::load_comparison(*store_, "previous", "nope");
+  auto input = schema::load_comparison(store_->db(), "previous", "nope");
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().kind, ErrorKind::not_found);
   EXPECT_EQ(input.error().column, "target");
 }
 
 TEST_F(CompareStoreTest, MissingTargetIsInvalid) {
-  auto input = schema::load_comparison(*store_, "previous", "");
+  auto input = schema::load_comparison(store_->db(), "previous", "");
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().code, "missing_parameter");
 }
 
 TEST_F(CompareStoreTest, FirstRunHasNoPrevious) {
-  auto input = schema::load_comparison(*store_, "previous", "bmg-2.12");
+  auto input = schema::load_comparison(store_->db(), "previous", "bmg-2.12");
   ASSERT_FALSE(input);
   EXPECT_EQ(input.error().code, "no_previous_run");
 }
@@ -132,7 +132,7 @@ TEST_F(CompareStoreTest, CaseHistoryIsOrderedByRunTimeWithAccuracy) {
   // Created out of order: the series follows created_at, not insertion.
   ingest("bmg-2.11", "2.11.0+xpu", "2025-12-01T00:00:00Z", {}, "compare/base");
   schema::HistoryQuery q{"BMG", "huggingface", "ModelG", "bfloat16", "inference", std::nullopt};
-  auto points = schema::case_history(*store_, q);
+  auto points = schema::case_history(store_->db(), q);
   ASSERT_TRUE(points) << points.error().message;
   ASSERT_EQ(points->size(), 3u);
   EXPECT_EQ((*points)[0].run_key, "bmg-2.11");
@@ -146,14 +146,14 @@ TEST_F(CompareStoreTest, CaseHistoryIsOrderedByRunTimeWithAccuracy) {
 
 TEST_F(CompareStoreTest, CaseHistoryOfAnotherPlatformIsEmpty) {
   schema::HistoryQuery q{"PVC", "huggingface", "ModelG", "", "", std::nullopt};
-  auto points = schema::case_history(*store_, q);
+  auto points = schema::case_history(store_->db(), q);
   ASSERT_TRUE(points);
   EXPECT_TRUE(points->empty());
 }
 
 TEST_F(CompareStoreTest, CaseHistoryWithoutDtypeHasOneSeriesPerAxes) {
   schema::HistoryQuery q{"BMG", "torchbench", "tb_a", "", "", std::string{}};
-  auto points = schema::case_history(*store_, q);
+  auto points = schema::case_history(store_->db(), q);
   ASSERT_TRUE(points);
   ASSERT_EQ(points->size(), 2u);
   EXPECT_EQ((*points)[0].dtype, "float32");
@@ -161,7 +161,7 @@ TEST_F(CompareStoreTest, CaseHistoryWithoutDtypeHasOneSeriesPerAxes) {
 }
 
 TEST_F(CompareStoreTest, BacklogAcrossRuns) {
-  auto data = schema::backlog_rows(*store_, "BMG", 1.0);
+  auto data = schema::backlog_rows(store_->db(), "BMG", 1.0);
   ASSERT_TRUE(data) << data.error().message;
   ASSERT_EQ(data->runs.size(), 2u);
   EXPECT_EQ(data->runs[0].meta.key, "bmg-2.12");  // oldest first
@@ -189,7 +189,7 @@ TEST(SlowReportStore, SeedRunGivesTheSeedIssue) {
   auto m = meta("bmg-release-2.12", "2.12.0+xpu", "2026-05-01T00:00:00Z", {"release-2.12"});
   m.environment_json = R"({"os":"Ubuntu 24.04 LTS","intel-opencl-icd":"26.05.37020.3","libze-dev":"1.27.0"})";
   ASSERT_TRUE(server::ingest_files(*s, m, read_tree(fixture("seed_bmg_2.12"))));
-  auto run = schema::require_run(*s, "bmg-release-2.12", "run");
+  auto run = schema::require_run(s->db(), "bmg-release-2.12", "run");
   ASSERT_TRUE(run);
   auto rows = server::slow_cases(*s, {*run}, 1.0);
   ASSERT_TRUE(rows);

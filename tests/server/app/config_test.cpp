@@ -1,4 +1,4 @@
-// Issue 11, configuration: the TOML file, the environment, the flags and their precedence, every error with its line,
+// Configuration: the TOML file, the environment, the flags and their precedence, every error with its line,
 // the masked effective settings, ${CREDENTIALS_DIRECTORY}, and docs/config.md and deploy/perftriage.toml checked
 // against the table in code so they cannot drift.
 #include <gtest/gtest.h>
@@ -11,7 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "tests/support/files.hpp"
 #include "server/app/config.hpp"
+#include "server/cli/settings_flags.hpp"
 
 namespace perftriage::server::config {
 namespace {
@@ -23,35 +25,13 @@ std::string read(const std::filesystem::path& p) {
   return ss.str();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("perftriage-config-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string write(const std::string& name, const std::string& text) const {
-    const auto p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  const std::filesystem::path& path() const { return path_; }
+using testing::TempDir;
 
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path path_;
-};
-
-cli::ParsedArgs args_of(std::vector<std::string> argv) {
-  auto parsed = parse_command_line(argv);
+// serve's command line as the CLI turns it into overrides (server/cli/settings_flags.hpp).
+Overrides args_of(std::vector<std::string> argv) {
+  auto parsed = cli::parse_settings_flags(argv);
   EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().message);
-  return parsed.ok() ? *parsed : cli::ParsedArgs{};
+  return parsed.ok() ? *parsed : Overrides{};
 }
 
 std::string all(const ConfigErrors& errors) {
@@ -351,7 +331,11 @@ TEST(ConfigResolve, EveryExistingServeFlagStillWorks) {
   EXPECT_TRUE(s.demo);
   EXPECT_EQ(s.limits.max_connections, 50u);
   EXPECT_DOUBLE_EQ(s.limits.drain_timeout_s, 0);
-  EXPECT_FALSE(parse_command_line({"--no-such-flag"}).ok());
+  EXPECT_FALSE(cli::parse_settings_flags({"--no-such-flag"}).ok());
+  // An option is never the value of another: --listen does not take "--db" as its address.
+  const auto taken = cli::parse_settings_flags({"--listen", "--db", "x.sqlite"});
+  ASSERT_FALSE(taken.ok());
+  EXPECT_NE(taken.error().message.find("--listen"), std::string::npos) << taken.error().message;
   // Bad values are refused with the flag's name.
   r = resolve_settings(args_of({"--listen", "nocolon", "--github-max-attempts", "0", "--threshold", "-1"}), {});
   const std::string text = all(r.errors);
@@ -458,6 +442,23 @@ TEST(ConfigDocs, ExampleConfigHasEveryKeyAtItsDefault) {
   }
   EXPECT_EQ(example.github.token_file, "${CREDENTIALS_DIRECTORY}/github-token");
   EXPECT_EQ(example.github.webhook_secret_file, "${CREDENTIALS_DIRECTORY}/webhook-secret");
+}
+
+// Every command finds the database the same way: a flag, else PERFTRIAGE_DATABASE_PATH, else the short
+// PERFTRIAGE_DB, else var/perftriage.sqlite; serve's environment layer reads the same two variables.
+TEST(ConfigResolve, TheDatabaseFromTheEnvironment) {
+  EXPECT_EQ(default_db_path({}), "var/perftriage.sqlite");
+  EXPECT_EQ(default_db_path({{"PERFTRIAGE_DB", "short.sqlite"}}), "short.sqlite");
+  EXPECT_EQ(default_db_path({{"PERFTRIAGE_DB", "short.sqlite"}, {"PERFTRIAGE_DATABASE_PATH", "long.sqlite"}}),
+            "long.sqlite");
+  auto r = resolve_settings({}, {{"PERFTRIAGE_DB", "short.sqlite"}});
+  ASSERT_TRUE(r.errors.empty()) << all(r.errors);
+  EXPECT_EQ(r.settings.db_path, "short.sqlite");
+  EXPECT_EQ(r.sources.at("database.path"), "PERFTRIAGE_DB");
+  r = resolve_settings({}, {{"PERFTRIAGE_DB", "short.sqlite"}, {"PERFTRIAGE_DATABASE_PATH", "long.sqlite"}});
+  EXPECT_EQ(r.settings.db_path, "long.sqlite");
+  r = resolve_settings(args_of({"--db", "flag.sqlite"}), {{"PERFTRIAGE_DB", "short.sqlite"}});
+  EXPECT_EQ(r.settings.db_path, "flag.sqlite");
 }
 
 }  // namespace

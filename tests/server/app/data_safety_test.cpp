@@ -1,4 +1,4 @@
-// Data safety (issue 11): deleting a run (everything of the run gone, other runs untouched, the maintained backlog
+// Data safety: deleting a run (everything of the run gone, other runs untouched, the maintained backlog
 // equal to the one recomputed from the remaining runs, audited), retention (each rule, keep_tags, the latest run of a
 // platform, batches, dry run, stopping), backup and restore.
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <random>
 #include <thread>
 
+#include "tests/support/files.hpp"
 #include "analyzers/compare/backlog.hpp"
 #include "schema/audit_store.hpp"
 #include "schema/backlog_store.hpp"
@@ -69,9 +70,9 @@ std::int64_t scalar(schema::Database& db, const std::string& sql) {
   return st->int64(0);
 }
 
-// The maintained backlog equals the one recomputed from every remaining run (as tests/compare does).
+// The maintained backlog equals the one recomputed from every remaining run (as tests/analyzers/compare does).
 void expect_same_backlog(schema::Store& store, const std::string& platform) {
-  auto data = schema::backlog_rows(store, platform, 1.0);
+  auto data = schema::backlog_rows(store.db(), platform, 1.0);
   ASSERT_TRUE(data) << data.error().message;
   std::map<std::int64_t, std::size_t> index;
   for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
@@ -114,23 +115,7 @@ server::UploadMeta nightly_meta(const std::string& platform, int day, std::vecto
 }
 
 // A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            fmt::format("perftriage-data-safety-{}-{}", ::getpid(),
-                        std::chrono::steady_clock::now().time_since_epoch().count());
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 // Per-table row counts of one run (-1 = every run).
 std::map<std::string, std::int64_t> run_rows(schema::Database& db, std::int64_t run_id) {
@@ -433,7 +418,7 @@ TEST_F(RetentionTest, EachRuleRemovesWhatItShouldAndNothingElse) {
   // Runs: the January BMG nightlies go, except the release one; BMG's latest (March) and PVC's only run stay.
   EXPECT_EQ(report->runs, (std::vector<std::string>{"BMG-n01", "BMG-n03", "BMG-n04", "BMG-n05", "BMG-n06"}));
   std::vector<std::string> left;
-  auto runs = store_->list_runs();
+  auto runs = schema::list_runs(store_->db());
   ASSERT_TRUE(runs);
   for (const auto& r : *runs) left.push_back(r.meta.key);
   EXPECT_EQ(left, (std::vector<std::string>{"BMG-march", "BMG-n02", "PVC-n01"}));
@@ -444,17 +429,17 @@ TEST_F(RetentionTest, EachRuleRemovesWhatItShouldAndNothingElse) {
   EXPECT_EQ(report->raw_files, 2 + 5);  // the files of the deleted runs were dropped before the runs went
   EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE length(raw_deflate) = 0"), 2);
   EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE length(raw_deflate) > 0"), 1);
-  auto files = store_->run_files(store_->find_run("BMG-n02").value()->id);
+  auto files = schema::run_files(store_->db(), schema::find_run(store_->db(), "BMG-n02").value()->id);
   ASSERT_TRUE(files && files->size() == 1);
   EXPECT_TRUE(files->front().raw_dropped);
-  auto bytes = store_->file_bytes(files->front().id);
+  auto bytes = schema::file_bytes(store_->db(), files->front().id);
   ASSERT_FALSE(bytes);
   EXPECT_EQ(bytes.error().code, "raw_dropped");
   EXPECT_GT(count("SELECT count(*) FROM results WHERE run_id = (SELECT id FROM runs WHERE key = 'BMG-n02')"), 0);
-  auto march = store_->run_files(store_->find_run("BMG-march").value()->id);
+  auto march = schema::run_files(store_->db(), schema::find_run(store_->db(), "BMG-march").value()->id);
   ASSERT_TRUE(march && march->size() == 1);
   EXPECT_FALSE(march->front().raw_dropped);
-  EXPECT_TRUE(store_->file_bytes(march->front().id));
+  EXPECT_TRUE(schema::file_bytes(store_->db(), march->front().id));
   EXPECT_EQ(count("SELECT count(*) FROM results WHERE run_id = (SELECT id FROM runs WHERE key = 'BMG-march')"),
             march_rows);
 

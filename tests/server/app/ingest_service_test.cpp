@@ -162,9 +162,9 @@ TEST_F(IngestServiceTest, ShardsAddFilesToTheSameRunAndPlatformMustMatch) {
   auto files = read_tree(fixture("seed_bmg_2.12"));
   ASSERT_TRUE(ingest_files(*store_, bmg(), {files[0]}));
   ASSERT_TRUE(ingest_files(*store_, bmg(), {files[1]}));
-  auto run = store_->find_run("bmg-release-2.12");
+  auto run = schema::find_run(store_->db(), "bmg-release-2.12");
   ASSERT_TRUE(run && *run);
-  auto run_files = store_->run_files((*run)->id);
+  auto run_files = schema::run_files(store_->db(), (*run)->id);
   ASSERT_TRUE(run_files);
   EXPECT_EQ(run_files->size(), 2u);
 
@@ -225,22 +225,50 @@ TEST_F(IngestServiceTest, AccuracyFilesMarkSpeedupsUnreliableAndReferencesFlagDe
 
   schema::ResultFilter f;
   f.flag = schema::ResultFlag::unreliable;
-  auto unreliable = store_->results(f);
+  auto unreliable = schema::results(store_->db(), f);
   ASSERT_TRUE(unreliable);
   ASSERT_EQ(unreliable->size(), 2u);  // fail_accuracy and the unknown status both make the speedup unreliable
   EXPECT_EQ(unreliable->at(0).model, "alexnet");
   EXPECT_EQ(unreliable->at(1).model, "lennard_jones");
 
   f.flag = schema::ResultFlag::deviates;
-  auto deviates = store_->results(f);
+  auto deviates = schema::results(store_->db(), f);
   ASSERT_TRUE(deviates);
   ASSERT_EQ(deviates->size(), 2u);
 
-  auto run = store_->find_run("bmg-release-2.12");
-  auto missing = store_->missing(**run);
+  auto run = schema::find_run(store_->db(), "bmg-release-2.12");
+  auto missing = schema::missing(store_->db(), **run);
   ASSERT_TRUE(missing);
   ASSERT_EQ(missing->size(), 1u);  // resnet50 is expected but has no accuracy row
   EXPECT_EQ(missing->front().model, "resnet50");
+}
+
+TEST_F(IngestServiceTest, APlatformInAnotherCaseIsTheSamePlatform) {
+  const auto files = read_tree(fixture("seed_bmg_2.12"));
+  auto first = bmg("bmg-a");
+  first.created_at = "2026-01-01T00:00:00Z";
+  ASSERT_TRUE(ingest_files(*store_, first, {files[0]}));
+  auto second = bmg("bmg-b");
+  second.platform = "bmg";
+  second.created_at = "2026-01-02T00:00:00Z";
+  ASSERT_TRUE(ingest_files(*store_, second, {files[0]}));
+  auto shard = bmg("bmg-a");
+  shard.platform = "Bmg";
+  ASSERT_TRUE(ingest_files(*store_, shard, {files[1]})) << "a shard naming the platform in another case";
+
+  auto runs = schema::list_runs(store_->db(), "bmg");
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 2u);
+  for (const auto& r : *runs) EXPECT_EQ(r.meta.platform, "BMG") << r.meta.key;  // the first run's spelling
+  auto latest = resolve_runs(*store_, "", "bmg");
+  ASSERT_TRUE(latest) << latest.error().message;
+  ASSERT_EQ(latest->size(), 1u);
+  EXPECT_EQ(latest->front().meta.key, "bmg-b");
+  auto named = resolve_runs(*store_, "bmg-a", "bmg");
+  ASSERT_TRUE(named) << named.error().message;
+  auto per_platform = resolve_runs(*store_, "", "");
+  ASSERT_TRUE(per_platform);
+  EXPECT_EQ(per_platform->size(), 1u) << "one platform, one latest run";
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "schema/artifact_store.hpp"
+#include "schema/store.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/label_evidence.hpp"
 #include "tests/support/files.hpp"
@@ -111,27 +113,32 @@ TEST_F(LabelEvidence, UnitTestCasesAreNotLookedUp) {
 TEST_F(LabelEvidence, ClassifierVerdictsFromTheArtifactsTable) {
   ingest("BMG", "bmg-2.12", "2026-01-10T00:00:00Z");
   auto& db = store_->db();
-  auto exists = schema::Statement::prepare(db, "SELECT 1 FROM sqlite_master WHERE name = 'artifacts'");
-  ASSERT_TRUE(exists.ok());
-  if (!*exists->step()) {  // migration 003 absent: a table of its shape
-    ASSERT_TRUE(db.exec("CREATE TABLE artifacts(id INTEGER PRIMARY KEY, run_id, suite, dtype, mode, model, name, kind, "
-                        "sha256, size, compression, raw, findings, created_at)")
-                    .ok());
-  }
-  // The findings column holds the classify result of issue 4.
-  ASSERT_TRUE(db.exec("INSERT INTO artifacts(run_id, suite, dtype, mode, model, name, kind, sha256, size, compression, "
-                      "raw, findings, created_at) "
-                      "SELECT id, 'huggingface', 'bfloat16', 'inference', 'ElectraForQuestionAnswering', 't.json', "
-                      "'kineto', 'abc', 1, 'deflate', x'00', "
-                      "'{\"kind\":\"kineto\",\"findings\":["
-                      "{\"classifier\":\"attention\",\"verdict\":\"math_fallback\"},"
-                      "{\"classifier\":\"host_bound\",\"verdict\":\"no\"}]}', '2026-01-10T00:00:00Z' FROM runs")
-                  .ok());
+  auto run = schema::find_run(db, "bmg-2.12");
+  ASSERT_TRUE(run.ok() && *run);
+  // The artifact's classify result, as the trace classifiers store it; its config is the case's, any of them.
+  schema::NewArtifact a;
+  a.run_id = (*run)->id;
+  a.case_ref = {"huggingface", "bfloat16", "inference", "ElectraForQuestionAnswering", "cudagraphs"};
+  a.name = "t.json";
+  a.role = "trace";
+  a.kind = "kineto";
+  a.sha256 = "abc";
+  a.bytes = "{}";
+  a.result_json = R"({"kind":"kineto","findings":[{"classifier":"attention","verdict":"math_fallback"},)"
+                  R"({"classifier":"host_bound","verdict":"no"}]})";
+  ASSERT_TRUE(schema::insert_artifact(db, a).ok());
   auto ev = make_evidence_lookup(*store_, "BMG")(electra());
   ASSERT_TRUE(ev.has_value());
   EXPECT_EQ(ev->verdicts, std::vector<std::string>{"math fallback"});
   auto r = label_with_evidence(*store_, issue_, taxonomy_);
   EXPECT_NE(reason(r, "symptom", "performance").find("classifier: math fallback"), std::string::npos);
+}
+
+TEST_F(LabelEvidence, ThePlatformIsLookedUpInAnySpelling) {
+  ingest("BMG", "bmg-2.12", "2026-01-10T00:00:00Z");
+  auto ev = make_evidence_lookup(*store_, "bmg")(electra());
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_EQ(ev->source.rfind("BMG run bmg-2.12: speedup ", 0), 0u) << ev->source;
 }
 
 TEST_F(LabelEvidence, NoArtifactsNoVerdicts) {

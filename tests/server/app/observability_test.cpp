@@ -1,6 +1,6 @@
-// server/app/observability.hpp: request ids (echoed when well-formed, generated otherwise), error bodies stamped with
-// the id, and the metrics exposition (label values from route patterns and bounded sets, gauges read from the
-// database at scrape time).
+// server/http/request_id.hpp: request ids (echoed when well-formed, generated otherwise), error bodies stamped with
+// the id; server/app/observability.hpp: the metrics exposition (label values from route patterns and bounded sets,
+// gauges read from the database at scrape time).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -10,6 +10,7 @@
 
 #include "server/app/app_context.hpp"
 #include "server/app/observability.hpp"
+#include "server/http/request_id.hpp"
 #include "server/routes/routes.hpp"
 #include "tests/support/route_call.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "schema/artifact_store.hpp"
 #include "schema/blob_codec.hpp"
-#include "server/cli/commands.hpp"
+#include "server/cli/cli.hpp"
 #include "server/app/ingest_service.hpp"
 #include "tests/support/files.hpp"
 
@@ -33,7 +33,7 @@ class SlowCliTest : public ::testing::Test {
     meta.platform = "BMG";
     ASSERT_TRUE(server::ingest_files(*store, meta, testing::read_tree(testing::fixture("seed_bmg_2.12"))));
     plain_md_ = run({"--db", db_, "--run", "bmg-release-2.12"});
-    auto found = store->find_run("bmg-release-2.12");
+    auto found = schema::find_run(store->db(), "bmg-release-2.12");
     ASSERT_TRUE(found && *found);
     schema::NewArtifact a;
     a.run_id = (*found)->id;
@@ -47,9 +47,10 @@ class SlowCliTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::string run(const Args& args, int expected_rc = 0) {
+  std::string run(Args args, int expected_rc = 0) {
+    args.insert(args.begin(), "slow");
     std::ostringstream out, err;
-    EXPECT_EQ(cmd_slow(args, out, err), expected_rc) << err.str();
+    EXPECT_EQ(run_cli(args, out, err), expected_rc) << err.str();
     return out.str();
   }
 

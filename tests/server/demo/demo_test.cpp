@@ -1,4 +1,4 @@
-// `serve --demo` never talks to GitHub (issue 11): every outbox row the demo writes is dry_run, and the demo refuses
+// `serve --demo` never talks to GitHub: every outbox row the demo writes is dry_run, and the demo refuses
 // a database that holds any run that is not a demo run, storing nothing.
 #include <gtest/gtest.h>
 
@@ -29,8 +29,7 @@ void ingest_one(schema::Store& store, const std::string& key, const std::string&
 }
 
 std::int64_t outbox_rows(schema::Store& store) {
-  schema::BotStore bot(store.db());
-  auto rows = bot.list_outbox(std::nullopt);
+  auto rows = schema::list_outbox(store.db(), std::nullopt);
   EXPECT_TRUE(rows);
   return rows ? static_cast<std::int64_t>(rows->size()) : -1;
 }
@@ -43,7 +42,7 @@ void expect_refused(schema::Store& store) {
                 "the database holds non-demo runs; --demo only runs on a database of its own"),
             std::string::npos)
       << added.error().message;
-  auto runs = store.list_runs();
+  auto runs = schema::list_runs(store.db());
   ASSERT_TRUE(runs);
   EXPECT_EQ(runs->size(), 1u) << "the refused demo stored runs";
   EXPECT_EQ(outbox_rows(store), 0) << "the refused demo stored outbox rows";
@@ -70,32 +69,32 @@ TEST(Demo, EveryOutboxRowIsDryRunAndReloadingIsAccepted) {
   ASSERT_TRUE(added) << added.error().message;
   EXPECT_EQ(*added, 69);  // 3 platforms x 3 releases + 60 nightlies
 
-  schema::BotStore bot(store->db());
-  auto rows = bot.list_outbox(std::nullopt);
+  auto& db = store->db();
+  auto rows = schema::list_outbox(db, std::nullopt);
   ASSERT_TRUE(rows);
   ASSERT_GE(rows->size(), 8u) << "labels and a comment per demo issue";
   for (const auto& row : *rows) {
     EXPECT_EQ(row.state, schema::OutboxState::dry_run) << "outbox row " << row.id << " (" << to_string(row.kind)
                                                        << " #" << row.issue_number << ") is " << to_string(row.state);
   }
-  auto due = bot.next_due(std::numeric_limits<std::int64_t>::max());
+  auto due = schema::next_due(db, std::numeric_limits<std::int64_t>::max());
   ASSERT_TRUE(due);
   EXPECT_FALSE(*due) << "an outbox worker with a token would send a demo action";
 
-  auto runs = store->list_runs();
+  auto runs = schema::list_runs(db);
   ASSERT_TRUE(runs);
   for (const auto& run : *runs) {
     EXPECT_NE(std::find(run.meta.tags.begin(), run.meta.tags.end(), "demo"), run.meta.tags.end()) << run.meta.key;
   }
 
   // A demo database written before every demo row was dry_run: its pending comment becomes dry_run on the next load.
-  auto legacy = bot.enqueue({"intel/torch-xpu-ops", 3761, schema::OutboxKind::upsert_comment, {{"body", "x"}}},
+  auto legacy = schema::enqueue(db, {"intel/torch-xpu-ops", 3761, schema::OutboxKind::upsert_comment, {{"body", "x"}}},
                             schema::OutboxState::pending, 0);
   ASSERT_TRUE(legacy);
   auto again = load_demo_data(*store);
   ASSERT_TRUE(again) << again.error().message;
   EXPECT_EQ(*again, 0);
-  auto row = bot.outbox_row(*legacy);
+  auto row = schema::outbox_row(db, *legacy);
   ASSERT_TRUE(row && *row);
   EXPECT_EQ((*row)->state, schema::OutboxState::dry_run);
 

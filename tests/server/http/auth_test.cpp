@@ -36,7 +36,7 @@ class AuthTest : public ::testing::Test {
                     std::optional<std::string> expires = std::nullopt) {
     auto store = app().store();
     EXPECT_TRUE(store);
-    auto t = schema::TokenStore((*store)->db()).create(name, scopes, std::move(expires));
+    auto t = schema::create_token((*store)->db(), name, scopes, std::move(expires));
     EXPECT_TRUE(t) << t.error().message;
     return t->token;
   }
@@ -137,7 +137,7 @@ TEST_F(AuthTest, RevokedExpiredAndUnknownTokensAre401) {
   {
     auto store = app().store();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(*schema::TokenStore((*store)->db()).revoke("gone"));
+    ASSERT_TRUE(*schema::revoke_token((*store)->db(), "gone"));
   }
   Error e;
   EXPECT_EQ(check("POST", "/api/v1/uploads", old, "text/csv", nullptr, &e), 401u);

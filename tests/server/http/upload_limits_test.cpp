@@ -1,4 +1,4 @@
-// Issue 10 through the ingest use case and POST /api/v1/uploads: extra cells dropped with a warning naming the
+// The CSV limits through the ingest use case and POST /api/v1/uploads: extra cells dropped with a warning naming the
 // file, impossible values flagged `invalid` (GET /results?flag=invalid), the multipart part limit (413), and a
 // row of 10 MB of commas that costs nothing.
 #include <gtest/gtest.h>

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "common/strings.hpp"
 #include "server/app/app_context.hpp"
 #include "server/http/auth.hpp"
 #include "server/routes/routes.hpp"
@@ -21,11 +22,6 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string> kMethods{"get", "put", "post", "delete", "patch", "head", "options", "trace"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::vector<std::string> placeholders(const std::string& pattern) {
   std::vector<std::string> out;
@@ -150,6 +146,27 @@ TEST_F(OpenApi, EveryRouteIsDocumentedWithItsScope) {
           << where << " decides its scope from the request: its description says when (\"Escalation: ...\")";
     }
   }
+}
+
+// A route that declares its query parameters (RouteOptions::params) refuses every other one: the document lists
+// exactly those, and the 400 that answers the rest.
+TEST_F(OpenApi, DeclaredQueryParametersAreTheDocumentedOnes) {
+  std::size_t declaring = 0;
+  for (const RouteOptions* route : router_.table()) {
+    if (!route->query_params) continue;
+    ++declaring;
+    const std::string where = route->method + " " + route->pattern;
+    const auto& op = doc_["paths"][route->pattern][lower(route->method)];
+    std::set<std::string> documented;
+    for (const auto& p : op.value("parameters", json::array())) {
+      const auto& param = deref(p);
+      if (param.value("in", "") == "query") documented.insert(param["name"].get<std::string>());
+    }
+    EXPECT_EQ(std::set<std::string>(route->query_params->begin(), route->query_params->end()), documented)
+        << where << ": the declared query parameters differ from the documented ones";
+    EXPECT_TRUE(op["responses"].contains("400")) << where << " refuses unknown parameters with 400";
+  }
+  EXPECT_GE(declaring, 15u) << "the API routes declare their query parameters";
 }
 
 TEST_F(OpenApi, EveryDocumentedOperationIsRouted) {
