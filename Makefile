@@ -42,7 +42,7 @@ tidy: build-dev
 	git ls-files -- '*.cpp' | grep -E '^(common|ingest|schema|analyzers|server)/' | \
 	  xargs -P $(JOBS) -n 4 clang-tidy -p build/dev --quiet
 
-# --- fuzzing (issue 10): libFuzzer harnesses in fuzz/, clang, preset `fuzz` (build/fuzz) ---
+# --- fuzzing: libFuzzer harnesses in fuzz/, clang, preset `fuzz` (build/fuzz) ---
 # `make test` runs test-fuzz: every harness for 30 s through fuzz/run.sh (ctest label fuzz).
 # `make fuzz FUZZ_SECONDS=600 [FUZZ_TARGETS="trace archive"]`: each harness in turn, summary per target.
 FUZZ_SECONDS ?= 600

@@ -46,7 +46,8 @@ int compare_nightlies(int iterations) {
   fs::create_directories(dir);
   auto store = schema::Store::open((dir / "db.sqlite").string());
   if (!store) return std::cerr << store.error().message << "\n", 1;
-  for (auto [key, seed, drift, day] : {std::tuple{"nightly-a", 7u, 1.0, "01"}, std::tuple{"nightly-b", 8u, 0.97, "02"}}) {
+  for (auto [key, seed, drift, day] :
+       {std::tuple{"nightly-a", 7u, 1.0, "01"}, std::tuple{"nightly-b", 8u, 0.97, "02"}}) {
     server::UploadMeta meta;
     meta.run = key;
     meta.platform = "BMG";
@@ -83,8 +84,7 @@ int compare_nightlies(int iterations) {
   std::cout << fmt::format("  load (SQL)            median {:7.2f} ms   max {:7.2f} ms\n", load.median(), load.max());
   std::cout << fmt::format("  compare + aggregates  median {:7.2f} ms   max {:7.2f} ms\n", compare.median(),
                            compare.max());
-  std::cout << fmt::format("  JSON document         median {:7.2f} ms   max {:7.2f} ms\n", build.median(),
-                           build.max());
+  std::cout << fmt::format("  JSON document         median {:7.2f} ms   max {:7.2f} ms\n", build.median(), build.max());
   std::cout << fmt::format("  JSON dump             median {:7.2f} ms   max {:7.2f} ms\n", render.median(),
                            render.max());
   std::cout << fmt::format("  total                 median {:7.2f} ms   max {:7.2f} ms   (target < 50 ms)\n",
@@ -96,7 +96,8 @@ int compare_nightlies(int iterations) {
 int history(const std::string& path, int iterations) {
   auto store = schema::Store::open(path);
   if (!store) return std::cerr << store.error().message << "\n", 1;
-  auto count = schema::Statement::prepare(store->db(), "SELECT (SELECT count(*) FROM runs), (SELECT max(id) FROM results)");
+  auto count =
+      schema::Statement::prepare(store->db(), "SELECT (SELECT count(*) FROM runs), (SELECT max(id) FROM results)");
   if (!count || !*count->step()) return 1;
   std::cout << fmt::format("history database {}: {} runs, ~{} result rows\n", path, count->int64(0), count->int64(1));
   schema::HistoryQuery q{"BMG", "huggingface", "huggingface_model_000", "bfloat16", "inference", std::string{}};

@@ -2,8 +2,8 @@
 // full nightly of 3 suites x 5 dtypes x 2 modes x 2 kinds x MODELS models (default 170: 10,200 rows a run, 10.2M
 // in all), through the real schema (Store::open runs the migrations). One prepared statement, one transaction
 // per run, with the results indexes dropped during the load and rebuilt from their own stored SQL at the end
-// (a sorted build instead of 10M random index inserts). huggingface_model_000 bfloat16 inference gets a persistent 20% step down from the middle run on, so the
-// history has something to detect.
+// (a sorted build instead of 10M random index inserts). huggingface_model_000 bfloat16 inference gets a persistent 20%
+// step down from the middle run on, so the history has something to detect.
 //   gen_history_db --db /tmp/history.sqlite [--runs 1000] [--models 170]
 #include <fmt/format.h>
 
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
   auto run_st = schema::Statement::prepare(db, kInsertRun);
   auto file_st = schema::Statement::prepare(db, kInsertFile);
   auto row_st = schema::Statement::prepare(db, kInsertResult);
-  if (!run_st || !file_st || !row_st) return fail(!run_st ? run_st.error() : !file_st ? file_st.error() : row_st.error());
+  if (!run_st || !file_st || !row_st)
+    return fail(!run_st ? run_st.error() : !file_st ? file_st.error() : row_st.error());
 
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> speed(0.55, 2.6), lat(1.0, 400.0), comp(5.0, 200.0), noise(-0.01, 0.01);
@@ -108,10 +109,14 @@ int main(int argc, char** argv) {
           for (const char* kind : {"performance", "accuracy"}) {
             file_st->reset();
             file_st->bind(1, run_id)
-                .bind(2, fmt::format("{0}/{1}/{2}/{3}/inductor-results-{0}-{1}-{2}-xpu-{3}.csv", suite, dtype, mode,
-                                     kind))
-                .bind(3, kind).bind(4, suite).bind(5, dtype).bind(6, mode)
-                .bind(7, fmt::format("{:064x}", run_id)).bind(8, iso_time(run));
+                .bind(2,
+                      fmt::format("{0}/{1}/{2}/{3}/inductor-results-{0}-{1}-{2}-xpu-{3}.csv", suite, dtype, mode, kind))
+                .bind(3, kind)
+                .bind(4, suite)
+                .bind(5, dtype)
+                .bind(6, mode)
+                .bind(7, fmt::format("{:064x}", run_id))
+                .bind(8, iso_time(run));
             if (auto r = file_st->run(); !r) return fail(r.error());
             const std::int64_t file_id = db.last_insert_rowid();
             const bool perf = kind[0] == 'p';

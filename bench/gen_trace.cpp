@@ -37,8 +37,13 @@ int main(int argc, char** argv) {
   const std::uint64_t target = (argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1024) * 1000 * 1000;
   std::ofstream out(argv[1], std::ios::binary);
   perftriage::server::demo::TraceBuilder t("NVIDIA H100 80GB HBM3", false, "synthetic", 85045526528LL);
-  t.kernel_args({{"queued", 0}, {"context", 1}, {"registers per thread", 32}, {"shared memory", 0},
-                 {"blocks per SM", 1.5}, {"warps per SM", 6.0}, {"est. achieved occupancy %", 25}});
+  t.kernel_args({{"queued", 0},
+                 {"context", 1},
+                 {"registers per thread", 32},
+                 {"shared memory", 0},
+                 {"blocks per SM", 1.5},
+                 {"warps per SM", 6.0},
+                 {"est. achieved occupancy %", 25}});
   out << t.head();
   std::uint64_t written = 0;
   for (std::size_t i = 0; written < target; ++i) {

@@ -28,9 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -95,8 +93,8 @@ int main(int argc, char** argv) {
       }
     }
     const double s = ms_since(t0) / 1000.0;
-    fmt::print("parse alone:        {:8.1f} MB/s  {:10.0f} rows/s   (target >= 200 MB/s)\n",
-               bytes * reps / 1e6 / s, parsed_rows / s);
+    fmt::print("parse alone:        {:8.1f} MB/s  {:10.0f} rows/s   (target >= 200 MB/s)\n", bytes * reps / 1e6 / s,
+               parsed_rows / s);
   }
 
   const fs::path dir = fs::temp_directory_path() / fmt::format("perftriage-bench-{}", getpid());

@@ -44,9 +44,9 @@ inline std::vector<ingest::InputFile> make_nightly(int models_per_file = 200, un
                                   failed ? "fail_accuracy" : "pass", calls(rng), comp(rng));
             }
           }
-          files.push_back({fmt::format("{0}/{1}/{2}/{3}/inductor-results-{0}-{1}-{2}-xpu-{3}.csv", suite, dtype, mode,
-                                       kind),
-                           std::move(body)});
+          files.push_back(
+              {fmt::format("{0}/{1}/{2}/{3}/inductor-results-{0}-{1}-{2}-xpu-{3}.csv", suite, dtype, mode, kind),
+               std::move(body)});
         }
       }
     }

@@ -32,8 +32,10 @@ inline std::size_t json_nesting_depth(std::string_view text, std::size_t stop_at
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -52,8 +54,7 @@ inline std::size_t json_nesting_depth(std::string_view text, std::size_t stop_at
 }
 
 // `what` names the input in the error ("label request", "upload meta", "webhook payload", ...).
-inline Result<nlohmann::json> parse_bounded_json(std::string_view text, std::string_view what,
-                                                 JsonLimits limits = {}) {
+inline Result<nlohmann::json> parse_bounded_json(std::string_view text, std::string_view what, JsonLimits limits = {}) {
   if (text.size() > limits.max_bytes) {
     return make_error(ErrorKind::too_large, "json_too_large",
                       std::string(what) + ": JSON of " + std::to_string(text.size()) + " bytes is over the limit of " +

@@ -24,11 +24,11 @@ enum class ErrorKind {
 
 struct Error {
   ErrorKind kind = ErrorKind::invalid_input;
-  std::string code;     // machine-readable, specific: "bad_number", "no_header", ...
-  std::string message;  // one sentence a person can act on
-  std::string file;     // the input file as uploaded, when the error is about one
+  std::string code;       // machine-readable, specific: "bad_number", "no_header", ...
+  std::string message;    // one sentence a person can act on
+  std::string file;       // the input file as uploaded, when the error is about one
   std::int64_t line = 0;  // 1-based physical line, 0 = not about a line
-  std::string column;   // header name of the offending field, when known
+  std::string column;     // header name of the offending field, when known
 };
 
 inline Error make_error(ErrorKind kind, std::string code, std::string message, std::string file = {},
@@ -39,7 +39,7 @@ inline Error make_error(ErrorKind kind, std::string code, std::string message, s
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool ok() const noexcept { return v_.index() == 0; }
@@ -105,8 +105,8 @@ inline std::string_view to_string(ErrorKind kind) {
 
 #define PT_CONCAT_IMPL_(a, b) a##b
 #define PT_CONCAT_(a, b) PT_CONCAT_IMPL_(a, b)
-#define PT_ASSIGN_IMPL_(tmp, lhs, expr)               \
-  auto tmp = (expr);                                  \
-  if (!tmp) return std::move(tmp).error();            \
+#define PT_ASSIGN_IMPL_(tmp, lhs, expr)    \
+  auto tmp = (expr);                       \
+  if (!tmp) return std::move(tmp).error(); \
   lhs = std::move(tmp).value()
 #define PT_ASSIGN(lhs, expr) PT_ASSIGN_IMPL_(PT_CONCAT_(pt_assign_result_, __LINE__), lhs, expr)

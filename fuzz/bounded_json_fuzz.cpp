@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_CHECK(text.size() <= limits.max_bytes, "a text over max_bytes was accepted");
   const std::size_t depth = depth_of(*j);
-  FUZZ_CHECK(depth <= limits.max_depth, "accepted JSON of depth " + std::to_string(depth) + " over max_depth " +
-                                             std::to_string(limits.max_depth));
+  FUZZ_CHECK(depth <= limits.max_depth,
+             "accepted JSON of depth " + std::to_string(depth) + " over max_depth " + std::to_string(limits.max_depth));
   const std::string out = perftriage::dump_json(*j);
   auto again = parse_bounded_json(out, "fuzz", JsonLimits{limits.max_depth, out.size()});
   FUZZ_CHECK(again.ok(), "the dump of accepted JSON is refused: " + out);

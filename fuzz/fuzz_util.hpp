@@ -26,7 +26,7 @@ inline std::string_view as_view(const std::uint8_t* data, std::size_t size) {
 }  // namespace perftriage::fuzz
 
 // An invariant the code under test must keep; `detail` is printed when it does not.
-#define FUZZ_CHECK(cond, detail)                                                     \
-  do {                                                                               \
+#define FUZZ_CHECK(cond, detail)                                                        \
+  do {                                                                                  \
     if (!(cond)) ::perftriage::fuzz::check_failed(#cond, __FILE__, __LINE__, (detail)); \
   } while (0)

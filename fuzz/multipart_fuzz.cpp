@@ -31,8 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     total += p.body.size();
     FUZZ_CHECK(p.name == v.name && p.filename == v.filename && p.content_type == v.content_type && p.body == v.body,
                "part " + std::to_string(i) + " differs");
-    FUZZ_CHECK(v.body.empty() || (v.body.data() >= body.data() && v.body.data() + v.body.size() <= body.data() + body.size()),
-               "a part view points outside the body");
+    FUZZ_CHECK(
+        v.body.empty() || (v.body.data() >= body.data() && v.body.data() + v.body.size() <= body.data() + body.size()),
+        "a part view points outside the body");
   }
   FUZZ_CHECK(total <= body.size(), "parts hold more bytes than the body");
   return 0;

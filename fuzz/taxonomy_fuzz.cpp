@@ -35,15 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const nlohmann::json again = lb::to_json(tax);
   (void)perftriage::dump_json(again);
   auto reparsed = lb::parse_taxonomy(again);
-  FUZZ_CHECK(reparsed.ok(), "to_json of a parsed taxonomy does not parse: " +
-                                (reparsed ? std::string() : reparsed.error().message));
+  FUZZ_CHECK(reparsed.ok(),
+             "to_json of a parsed taxonomy does not parse: " + (reparsed ? std::string() : reparsed.error().message));
   FUZZ_CHECK(lb::to_json(*reparsed) == again, "to_json / parse_taxonomy round trip changes the taxonomy");
 
   lb::IssueInput issue;
   issue.title = "[E2E][BMG][Linux] huggingface amp_bf16 inference: DebertaV2ForMaskedLM slower than eager";
-  issue.body = "| suite | dtype | mode | model | speedup |\n|---|---|---|---|---|\n"
-               "| huggingface | amp_bf16 | inference | DebertaV2ForMaskedLM | 0.82 |\n"
-               "FAILED test/xpu/test_ops_xpu.py::TestCommonXPU::test_compare_cpu_nn_functional_conv2d_xpu_float32\n";
+  issue.body =
+      "| suite | dtype | mode | model | speedup |\n|---|---|---|---|---|\n"
+      "| huggingface | amp_bf16 | inference | DebertaV2ForMaskedLM | 0.82 |\n"
+      "FAILED test/xpu/test_ops_xpu.py::TestCommonXPU::test_compare_cpu_nn_functional_conv2d_xpu_float32\n";
   issue.labels = {"module: inductor", "bug"};
   const auto result = lb::label_issue(issue, tax);
   (void)perftriage::dump_json(lb::to_json(result));

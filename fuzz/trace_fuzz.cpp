@@ -33,11 +33,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (size <= 4096 || (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) return 0;  // one chunk either way
   auto whole = tr::classify_bytes(bytes, "fuzz.json", options(8ull << 20));
-  FUZZ_CHECK(small.ok() == whole.ok(),
-             "chunk size changes the outcome: 4096 -> " + (small ? std::string("ok") : small.error().code) +
-                 ", 8 MiB -> " + (whole ? std::string("ok") : whole.error().code));
+  FUZZ_CHECK(small.ok() == whole.ok(), "chunk size changes the outcome: 4096 -> " +
+                                           (small ? std::string("ok") : small.error().code) + ", 8 MiB -> " +
+                                           (whole ? std::string("ok") : whole.error().code));
   if (small && whole) {
-    FUZZ_CHECK(*small == *whole, "chunk size changes the result:\n" + perftriage::dump_json(*small) + "\n" + perftriage::dump_json(*whole));
+    FUZZ_CHECK(*small == *whole, "chunk size changes the result:\n" + perftriage::dump_json(*small) + "\n" +
+                                     perftriage::dump_json(*whole));
   } else if (!small && !whole) {
     // A file with several faults may be refused for a different one: one chunk stops at the first non-object
     // element, the whole array first fails simdjson's stage 1 (UTF-8, unclosed string) further on. Both are

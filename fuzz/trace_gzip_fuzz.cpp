@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (zipped && direct) {
     FUZZ_CHECK((*zipped)["compressed"] == true && (*direct)["compressed"] == false, "compressed flag");
     (*zipped)["compressed"] = false;
-    FUZZ_CHECK(*zipped == *direct, "gzip changes the result:\n" + perftriage::dump_json(*zipped) + "\n" + perftriage::dump_json(*direct));
+    FUZZ_CHECK(*zipped == *direct,
+               "gzip changes the result:\n" + perftriage::dump_json(*zipped) + "\n" + perftriage::dump_json(*direct));
   } else if (!zipped && !direct) {
     FUZZ_CHECK(zipped.error().code == direct.error().code,
                "gzip changes the error: " + zipped.error().code + " vs " + direct.error().code);

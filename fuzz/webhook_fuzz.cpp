@@ -57,8 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const lb::LabelResult result = lb::label_issue(input, kTaxonomy);
   std::set<std::string> suppressed;
   if (suppress_first && !result.labels.empty()) suppressed.insert(result.labels.front());
-  const auto actions =
-      wh::plan_label_actions(*event, result, kTaxonomy, suppressed, lb::render_comment(input, result));
+  const auto actions = wh::plan_label_actions(*event, result, kTaxonomy, suppressed, lb::render_comment(input, result));
   FUZZ_CHECK(!actions.empty(), "no upsert_comment action");
   for (const auto& a : actions) (void)perftriage::dump_json(a.payload);
   return 0;

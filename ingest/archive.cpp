@@ -21,9 +21,7 @@
 namespace perftriage::ingest {
 namespace {
 
-bool is_tar_header(std::string_view block) {
-  return block.size() >= 262 && block.substr(257, 5) == "ustar";
-}
+bool is_tar_header(std::string_view block) { return block.size() >= 262 && block.substr(257, 5) == "ustar"; }
 
 // Inflates the first bytes of a gzip stream (enough to see a tar header).
 std::string gunzip_prefix(std::string_view bytes, std::size_t want) {
@@ -94,8 +92,10 @@ bool over_ratio(std::size_t out, std::size_t in, const UnpackLimits& limits) {
 }
 
 std::string ratio_text(std::size_t out, std::size_t in, const UnpackLimits& limits) {
-  return fmt::format("expands more than {}x ({} bytes unpacked from {} bytes): refused as a compression bomb "
-                     "([limits] max_archive_ratio)", limits.max_ratio, out, in);
+  return fmt::format(
+      "expands more than {}x ({} bytes unpacked from {} bytes): refused as a compression bomb "
+      "([limits] max_archive_ratio)",
+      limits.max_ratio, out, in);
 }
 
 // A single .gz with zlib directly (libarchive's raw reader does not check the CRC): concatenated members are
@@ -124,7 +124,8 @@ Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, co
     if (out.size() + got > limit) {
       inflateEnd(&zs);
       return too_large(name, fmt::format("the uncompressed file is larger than {} bytes ([limits] "
-                                         "max_archive_entry_mb, max_archive_total_mb)", limit));
+                                         "max_archive_entry_mb, max_archive_total_mb)",
+                                         limit));
     }
     if (over_ratio(out.size() + got, bytes.size(), limits)) {
       inflateEnd(&zs);
@@ -213,7 +214,8 @@ Result<std::string> csv_member(archive_entry* entry, const Unpacking& u) {
   if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
       static_cast<std::size_t>(archive_entry_size(entry)) > u.limits.max_entry_bytes)
     return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
-                                                 "max_archive_entry_mb)", norm, u.limits.max_entry_bytes));
+                                                 "max_archive_entry_mb)",
+                                                 norm, u.limits.max_entry_bytes));
   return norm;
 }
 
@@ -235,11 +237,12 @@ Result<void> read_member(archive_entry* entry, InputFile& f, Unpacking& u) {
     const auto n = static_cast<std::size_t>(got);
     if (f.bytes.size() + n > limits.max_entry_bytes)
       return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
-                                                   "max_archive_entry_mb)", f.path, limits.max_entry_bytes));
+                                                   "max_archive_entry_mb)",
+                                                   f.path, limits.max_entry_bytes));
     if (u.total + n > limits.max_total_bytes)
-      return too_large(u.archive_name,
-                       fmt::format("members are larger than {} bytes uncompressed in all ([limits] "
-                                   "max_archive_total_mb)", limits.max_total_bytes));
+      return too_large(u.archive_name, fmt::format("members are larger than {} bytes uncompressed in all ([limits] "
+                                                   "max_archive_total_mb)",
+                                                   limits.max_total_bytes));
     u.total += n;
     if (over_ratio(u.total, u.archive_bytes, limits))
       return too_large(u.archive_name,
@@ -281,8 +284,8 @@ Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::strin
     if (++entries > limits.max_entries) {
       const char* p = archive_entry_pathname(entry);
       return too_large(archive_name, fmt::format("more than {} entries (member '{}' is entry {}; [limits] "
-                                                 "max_archive_entries)", limits.max_entries, p != nullptr ? p : "",
-                                                 entries));
+                                                 "max_archive_entries)",
+                                                 limits.max_entries, p != nullptr ? p : "", entries));
     }
     PT_ASSIGN(std::string member, csv_member(entry, u));
     if (member.empty()) continue;  // archive_read_next_header skips the data

@@ -97,8 +97,10 @@ struct Evidence {
   bool conflict = false;
   void add(const std::string& v) {
     if (v.empty() || conflict) return;
-    if (value.empty()) value = v;
-    else if (value != v) conflict = true;
+    if (value.empty())
+      value = v;
+    else if (value != v)
+      conflict = true;
   }
   [[nodiscard]] std::string get() const { return conflict ? std::string() : value; }
 };

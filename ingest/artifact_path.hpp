@@ -11,7 +11,7 @@ namespace perftriage::ingest {
 std::string normalize_suite(std::string_view s);  // timm -> timm_models
 std::string normalize_dtype(std::string_view s);  // amp-bf16 / amp_bfloat16 -> amp_bf16, fp32 -> float32, ...
 std::string normalize_mode(std::string_view s);
-std::string normalize_kind(std::string_view s);   // scenario: performance | accuracy
+std::string normalize_kind(std::string_view s);  // scenario: performance | accuracy
 
 // Whatever the path states; fields it does not state stay empty.
 Axes axes_from_path(std::string_view path);

@@ -142,7 +142,7 @@ struct Header {
   std::vector<Col> cols;           // per used column
   std::size_t width = 0;           // used columns (file-name column excluded)
   bool filename_col = false;
-  std::string kind;                // "performance" / "accuracy" / "" (neither)
+  std::string kind;  // "performance" / "accuracy" / "" (neither)
   bool has_name = false;
   std::size_t name_idx = 0;
   std::int64_t line = 0;
@@ -364,8 +364,8 @@ class Parser {
       if (!reader_.next_split(rec, cells_, scratch_)) break;
       if (rec.unterminated_quote)
         return make_error(ErrorKind::invalid_input, "unterminated_quote",
-                          fmt::format("{}: line {}: a quoted cell is never closed", file_, rec.line), std::string(file_),
-                          rec.line);
+                          fmt::format("{}: line {}: a quoted cell is never closed", file_, rec.line),
+                          std::string(file_), rec.line);
       const std::string_view t = trim_if(rec.text, csv::is_pad);
       if (t.empty()) continue;
       if (!have_header) {
@@ -604,8 +604,8 @@ class Parser {
 
     // duplicates are resolved after the last row (sorting hashes beats probing a table that misses the cache)
     const double latency = row.abs_latency_ms && *row.abs_latency_ms > 0 ? *row.abs_latency_ms : 0.0;
-    refs_.push_back(RowRef{at, line, latency, static_cast<std::uint32_t>(header_locs_.size() - 1),
-                           is_passing(row, performance_)});
+    refs_.push_back(
+        RowRef{at, line, latency, static_cast<std::uint32_t>(header_locs_.size() - 1), is_passing(row, performance_)});
     keys_.push_back(Key{key_hash(c.dev, c.model), refs_.size() - 1});
     ++rows_under_header_;
     return true;

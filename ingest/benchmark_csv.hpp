@@ -31,9 +31,9 @@ struct RecordLocation {
 // location of each kept row is kept: 24 bytes a row instead of a ResultRow (~400 bytes plus its strings).
 // for_each_result_row() reads the kept rows again, one at a time, from the same bytes.
 struct ScannedResults {
-  ParsedResults summary;                 // kind, header, content_axes, duplicates_dropped, warnings; rows empty
-  std::vector<RecordLocation> headers;   // the header lines kept rows are read with
-  std::vector<RecordLocation> rows;      // kept rows, in file order
+  ParsedResults summary;                // kind, header, content_axes, duplicates_dropped, warnings; rows empty
+  std::vector<RecordLocation> headers;  // the header lines kept rows are read with
+  std::vector<RecordLocation> rows;     // kept rows, in file order
   CsvLimits limits;
 };
 

@@ -43,10 +43,10 @@ struct Record {
   bool has_quote = false;           // whether `text` contains '"' (the splitter then takes the slow path)
   bool unterminated_quote = false;  // a quoted cell was still open at end of input
   // Filled by split() / next_split():
-  std::size_t cells_total = 0;         // cells in the record, materialised or not
-  std::size_t overflow_nonempty = 0;   // non-empty cells past CellLimits::max_cells (not materialised)
-  std::size_t long_cell = kNoCell;     // 0-based position of the first cell longer than max_cell_bytes
-  std::size_t long_cell_bytes = 0;     // its length
+  std::size_t cells_total = 0;        // cells in the record, materialised or not
+  std::size_t overflow_nonempty = 0;  // non-empty cells past CellLimits::max_cells (not materialised)
+  std::size_t long_cell = kNoCell;    // 0-based position of the first cell longer than max_cell_bytes
+  std::size_t long_cell_bytes = 0;    // its length
 
   void begin_cells() {
     cells_total = 0;
@@ -136,8 +136,8 @@ class RecordReader {
     const __m128i quote = _mm_set1_epi8('"');
     for (; i + 16 <= size; i += 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + i));
-      auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
-          _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, newline)), _mm_cmpeq_epi8(v, quote))));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, newline)), _mm_cmpeq_epi8(v, quote))));
       while (mask != 0) {
         const std::size_t j = i + static_cast<std::size_t>(__builtin_ctz(mask));
         const char c = base[j];
@@ -194,23 +194,34 @@ class RecordReader {
       const char c = data_[i];
       switch (st) {
         case field_start:
-          if (c == '"') st = quoted;
-          else if (c == '\n') return i;
-          else if (c != ',') st = unquoted;
+          if (c == '"')
+            st = quoted;
+          else if (c == '\n')
+            return i;
+          else if (c != ',')
+            st = unquoted;
           break;
         case unquoted:
-          if (c == ',') st = field_start;
-          else if (c == '\n') return i;
+          if (c == ',')
+            st = field_start;
+          else if (c == '\n')
+            return i;
           break;
         case quoted:
-          if (c == '"') st = quote_in_quoted;
-          else if (c == '\n') ++line_;
+          if (c == '"')
+            st = quote_in_quoted;
+          else if (c == '\n')
+            ++line_;
           break;
         case quote_in_quoted:
-          if (c == '"') st = quoted;
-          else if (c == ',') st = field_start;
-          else if (c == '\n') return i;
-          else st = unquoted;
+          if (c == '"')
+            st = quoted;
+          else if (c == ',')
+            st = field_start;
+          else if (c == '\n')
+            return i;
+          else
+            st = unquoted;
           break;
       }
     }
@@ -305,7 +316,7 @@ inline NumStatus parse_double(std::string_view s, std::optional<double>& out) {
   // Fast path (Clinger): "[-]digits[.digits]" with at most 15 significant digits is m / 10^k with m and 10^k
   // exact doubles, so one IEEE division gives the correctly rounded value, the same as from_chars.
   if (!s.empty() && s.size() <= 17) {
-    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+    static constexpr double kPow10[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 1e8,
                                         1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
     std::size_t i = s[0] == '-' ? 1 : 0;
     const bool neg = i == 1;

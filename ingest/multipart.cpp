@@ -185,9 +185,12 @@ Result<std::vector<MultipartPartView>> parse_multipart_views(std::string_view bo
         std::string_view main;
         std::string filename_ext;
         for (const auto& p : params_of(value, main)) {
-          if (iequals(p.key, "name")) part.name = param_value(p.value);
-          else if (iequals(p.key, "filename")) part.filename = param_value(p.value);
-          else if (iequals(p.key, "filename*")) filename_ext = ext_value(param_value(p.value));
+          if (iequals(p.key, "name"))
+            part.name = param_value(p.value);
+          else if (iequals(p.key, "filename"))
+            part.filename = param_value(p.value);
+          else if (iequals(p.key, "filename*"))
+            filename_ext = ext_value(param_value(p.value));
         }
         if (part.filename.empty()) part.filename = std::move(filename_ext);
       } else if (iequals(name, "Content-Type")) {
@@ -215,8 +218,8 @@ Result<std::vector<MultipartPart>> parse_multipart(std::string_view body, std::s
   std::vector<MultipartPart> parts;
   parts.reserve(views.size());
   for (auto& v : views)
-    parts.push_back(MultipartPart{std::move(v.name), std::move(v.filename), std::move(v.content_type),
-                                  std::string(v.body)});
+    parts.push_back(
+        MultipartPart{std::move(v.name), std::move(v.filename), std::move(v.content_type), std::string(v.body)});
   return parts;
 }
 

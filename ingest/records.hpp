@@ -53,7 +53,9 @@ struct Axes {
 
 // Fills every empty field of `into` from `from` (explicit values win over derived ones).
 inline void fill_missing(Axes& into, const Axes& from) {
-  auto fill = [](std::string& a, const std::string& b) { if (a.empty()) a = b; };
+  auto fill = [](std::string& a, const std::string& b) {
+    if (a.empty()) a = b;
+  };
   fill(into.suite, from.suite);
   fill(into.dtype, from.dtype);
   fill(into.mode, from.mode);
@@ -129,10 +131,10 @@ struct Expectation {
   std::string mode;
   std::string dtype;  // empty = applies to every dtype of the suite/mode (PyTorch's files)
   std::string model;
-  std::string accuracy;                     // expected status; empty = not stated
-  std::optional<std::int64_t> graph_breaks; // expected graph breaks; nullopt = not stated
-  std::optional<double> speedup_target;     // CPU speedup-target files
-  std::string config;                       // e.g. "inductor", "dynamic_inductor" from PyTorch's file names
+  std::string accuracy;                      // expected status; empty = not stated
+  std::optional<std::int64_t> graph_breaks;  // expected graph breaks; nullopt = not stated
+  std::optional<double> speedup_target;      // CPU speedup-target files
+  std::string config;                        // e.g. "inductor", "dynamic_inductor" from PyTorch's file names
 };
 
 struct ParsedReference {

@@ -246,9 +246,9 @@ Result<ParsedReference> parse_reference_csv(std::string_view bytes, std::string_
     if (t.empty() || t.front() == '#') continue;
     csv::split(rec, in.cells, in.scratch, cell_limits);
     if (rec.long_cell != csv::kNoCell) {
-      return cell_too_long(file, rec,
-                           rec.long_cell < header.size() ? header[rec.long_cell] : fmt::format("col{}", rec.long_cell + 1),
-                           limits);
+      return cell_too_long(
+          file, rec, rec.long_cell < header.size() ? header[rec.long_cell] : fmt::format("col{}", rec.long_cell + 1),
+          limits);
     }
     const RowReader row(file, header, layout, in.cells, rec.line);
     const std::string_view model = row.cell(layout.name);

@@ -59,8 +59,8 @@ struct ResultRecord {
   std::int64_t batch_size = 0;
   std::optional<double> speedup;
   std::string speedup_text;
-  std::optional<double> abs_latency_ms, eager_latency_ms, compilation_latency_s, compression_ratio,
-      eager_peak_mem_gb, dynamo_peak_mem_gb;
+  std::optional<double> abs_latency_ms, eager_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb,
+      dynamo_peak_mem_gb;
   std::optional<std::int64_t> calls_captured, unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures,
       autograd_compiles, cudagraph_skips, fallbacks_to_eager;
   std::string accuracy;
@@ -76,7 +76,7 @@ struct ResultRecord {
 
 struct MissingRecord {
   std::string suite, dtype, mode, kind, config, model;
-  std::string reason;  // "previous_run" | "reference"
+  std::string reason;    // "previous_run" | "reference"
   std::string evidence;  // the previous run's key, or the reference file's path
 };
 

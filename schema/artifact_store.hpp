@@ -19,9 +19,9 @@ struct NewArtifact {
   std::string name;
   std::string role;
   std::string kind;
-  std::string sha256;        // of `bytes`
-  std::string_view bytes;    // as uploaded: a gzip is kept as it is, anything else is stored deflated
-  std::string result_json;   // the classify result
+  std::string sha256;       // of `bytes`
+  std::string_view bytes;   // as uploaded: a gzip is kept as it is, anything else is stored deflated
+  std::string result_json;  // the classify result
 };
 
 Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& artifact);

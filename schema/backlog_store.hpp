@@ -21,10 +21,10 @@ Result<void> rebuild_backlog_if_pending(Database& db);
 
 struct BacklogState {
   std::string suite, dtype, mode, config, model;
-  std::string status;  // open | fixed | failing
+  std::string status;                             // open | fixed | failing
   std::string first_seen, last_seen, latest_run;  // run keys
-  std::optional<std::string> fixed_in;  // only for status fixed
-  std::string latest_speedup;  // as written in the file
+  std::optional<std::string> fixed_in;            // only for status fixed
+  std::string latest_speedup;                     // as written in the file
   std::optional<double> worst_speedup;
   std::int64_t runs_slow = 0;
 };

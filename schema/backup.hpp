@@ -24,7 +24,7 @@ struct DatabaseInfo {
   std::int64_t bytes = 0;  // size of the database file
   int schema_version = 0;  // PRAGMA user_version
   std::int64_t runs = 0;
-  std::string integrity;   // "ok", or the first problems PRAGMA integrity_check reported
+  std::string integrity;  // "ok", or the first problems PRAGMA integrity_check reported
 };
 
 // Copies `source` (which must exist) into `dest`. Fails without touching `dest` when the copy does not pass
@@ -55,9 +55,9 @@ struct RestoreOptions {
 };
 
 struct RestoreResult {
-  DatabaseInfo backup;            // the verified file
-  bool replaced = false;          // a database existed at the target and was replaced
-  int schema_version_after = 0;   // after migrating
+  DatabaseInfo backup;           // the verified file
+  bool replaced = false;         // a database existed at the target and was replaced
+  int schema_version_after = 0;  // after migrating
   std::int64_t runs = 0;
 };
 

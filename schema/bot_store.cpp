@@ -1,8 +1,8 @@
-#include "common/json_text.hpp"
 #include "schema/bot_store.hpp"
 
 #include <map>
 
+#include "common/json_text.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
@@ -16,8 +16,7 @@ constexpr std::string_view kInsertDelivery =
 constexpr std::string_view kClaimDelivery =
     "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload) "
     "VALUES(?1, ?2, ?3, ?4, 'processing', 1, ?5) ON CONFLICT(delivery_id) DO NOTHING";
-constexpr std::string_view kDeliveryState =
-    "SELECT state, attempts FROM webhook_deliveries WHERE delivery_id = ?1";
+constexpr std::string_view kDeliveryState = "SELECT state, attempts FROM webhook_deliveries WHERE delivery_id = ?1";
 constexpr std::string_view kRetryDelivery =
     "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, ?2) WHERE delivery_id = ?1";
 constexpr std::string_view kFinishDelivery =
@@ -30,8 +29,7 @@ constexpr std::string_view kSelectDeliveries =
     "SELECT delivery_id, event, action, state, attempts, CASE WHEN state = 'done' THEN NULL ELSE payload END, "
     "last_error, received_at FROM webhook_deliveries WHERE (?1 = '' OR state = ?1) "
     "ORDER BY received_at DESC, rowid DESC LIMIT ?2";
-constexpr std::string_view kCountDeliveries =
-    "SELECT count(*) FROM webhook_deliveries WHERE (?1 = '' OR state = ?1)";
+constexpr std::string_view kCountDeliveries = "SELECT count(*) FROM webhook_deliveries WHERE (?1 = '' OR state = ?1)";
 constexpr std::string_view kInsertAction =
     "INSERT INTO outbox(repo, issue_number, kind, payload, state, attempts, next_attempt_at, created_at) "
     "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)";
@@ -75,7 +73,6 @@ constexpr std::string_view kDeliveryCounts = "SELECT state, count(*) FROM webhoo
 constexpr std::string_view kPendingToDryRun =
     "UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = ?1"
     " AND issue_number IN (SELECT value FROM json_each(?2))";
-
 
 json parse_or(std::string_view text, json fallback) {
   auto j = json::parse(text, nullptr, false);
@@ -158,9 +155,8 @@ json to_json(const OutboxRow& row) {
 }
 
 json to_json(const LabeledIssue& issue) {
-  return {{"repo", issue.repo},     {"number", issue.number}, {"title", issue.title},
-          {"axes", issue.axes},     {"labels", issue.labels}, {"result", issue.result},
-          {"updated_at", issue.updated_at}};
+  return {{"repo", issue.repo},     {"number", issue.number}, {"title", issue.title},          {"axes", issue.axes},
+          {"labels", issue.labels}, {"result", issue.result}, {"updated_at", issue.updated_at}};
 }
 
 Result<bool> record_delivery(Database& db, std::string_view delivery_id, std::string_view event,
@@ -182,8 +178,9 @@ std::string_view to_string(DeliveryClaim claim) {
 }
 
 json to_json(const DeliveryRow& row) {
-  return {{"delivery_id", row.delivery_id}, {"event", row.event},           {"action", row.action},
-          {"state", row.state},             {"attempts", row.attempts},     {"last_error", row.last_error},
+  return {{"delivery_id", row.delivery_id}, {"event", row.event},
+          {"action", row.action},           {"state", row.state},
+          {"attempts", row.attempts},       {"last_error", row.last_error},
           {"received_at", row.received_at}, {"payload_bytes", row.payload.size()}};
 }
 
@@ -250,7 +247,10 @@ Result<std::map<std::string, std::int64_t>> delivery_counts(Database& db) {
 
 Result<std::int64_t> enqueue(Database& db, const NewAction& action, OutboxState initial, std::int64_t now_ms) {
   PT_ASSIGN(auto st, Statement::prepare(db, kInsertAction));
-  st.bind(1, action.repo).bind(2, action.issue_number).bind(3, to_string(action.kind)).bind(4, dump_json(action.payload));
+  st.bind(1, action.repo)
+      .bind(2, action.issue_number)
+      .bind(3, to_string(action.kind))
+      .bind(4, dump_json(action.payload));
   st.bind(5, to_string(initial)).bind(6, now_ms).bind(7, now_iso8601());
   PT_TRY(st.run());
   return db.last_insert_rowid();
@@ -313,15 +313,17 @@ Result<void> save_labeled_issue(Database& db, const LabeledIssue& issue) {
   return st.run();
 }
 
-Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo, std::int64_t number) {
+Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo,
+                                std::int64_t number) {
   PT_ASSIGN(auto st, Statement::prepare(db, kUpsertTracking));
   st.bind(1, fingerprint).bind(2, repo).bind(3, number);
   return st.run();
 }
 
 Result<std::optional<OutboxRow>> next_due(Database& db, std::int64_t now_ms) {
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) +
-                                                "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"));
+  PT_ASSIGN(auto st,
+            Statement::prepare(db, std::string(kOutboxColumns) +
+                                       "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"));
   st.bind(1, now_ms);
   return first(st, read_row);
 }
@@ -333,8 +335,8 @@ Result<std::optional<OutboxRow>> outbox_row(Database& db, std::int64_t id) {
 }
 
 Result<std::vector<OutboxRow>> list_outbox(Database& db, std::optional<OutboxState> state, std::int64_t limit) {
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) +
-                                                "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2"));
+  PT_ASSIGN(auto st, Statement::prepare(
+                         db, std::string(kOutboxColumns) + "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2"));
   st.bind(1, std::string(state ? to_string(*state) : "")).bind(2, limit);
   return collect<OutboxRow>(st, read_row);
 }

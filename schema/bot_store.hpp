@@ -1,7 +1,7 @@
 #pragma once
-// The GitHub bot's tables (migrations 003 and 005): webhook deliveries, the outbox of GitHub actions, labels the bot applied
-// and humans removed, the one bot comment per issue, labeled issues and tracking issues.
-// Writes are called inside the caller's Transaction; reads are single statements.
+// The GitHub bot's tables (migrations 003 and 005): webhook deliveries, the outbox of GitHub actions, labels the bot
+// applied and humans removed, the one bot comment per issue, labeled issues and tracking issues. Writes are called
+// inside the caller's Transaction; reads are single statements.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -102,8 +102,7 @@ Result<bool> record_human_removal(Database& db, std::string_view repo, std::int6
 Result<void> record_human_label(Database& db, std::string_view repo, std::int64_t number, std::string_view label);
 Result<void> set_comment_id(Database& db, std::string_view repo, std::int64_t number, std::int64_t comment_id);
 Result<void> save_labeled_issue(Database& db, const LabeledIssue& issue);
-Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo,
-                                std::int64_t number);
+Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo, std::int64_t number);
 
 // --- reads (single statements) ---
 // The oldest pending action due at now_ms.

@@ -48,8 +48,8 @@ RunBrief read_run(const Statement& st) {
 
 Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kRunColumns) +
-                                                std::string(platform.empty() ? kAllRuns : kRunsOfPlatform)));
+  PT_ASSIGN(auto st, Statement::prepare(
+                         db, std::string(kRunColumns) + std::string(platform.empty() ? kAllRuns : kRunsOfPlatform)));
   if (!platform.empty()) st.bind(1, stored);
   st.bind(2, limit > 0 ? limit : std::int64_t{-1});
   return collect<RunBrief>(st, read_run);

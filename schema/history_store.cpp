@@ -72,7 +72,8 @@ Statement& bind_case(Statement& st, const model::CaseRef& c) {
   return st.bind(1, c.suite).bind(2, c.dtype).bind(3, c.mode).bind(4, c.model);
 }
 
-void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths, model::ResultRecord& r) {
+void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths,
+                         model::ResultRecord& r) {
   r.suite = st.text(0);
   r.dtype = st.text(1);
   r.mode = st.text(2);
@@ -128,10 +129,10 @@ Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule,
   }
   auto run = require_run(db, rule, "base");
   if (!run && run.error().kind == ErrorKind::not_found) {
-    return make_error(ErrorKind::not_found, "no_run",
-                      "base '" + rule + "' is neither 'previous', a tag of a " + target.meta.platform +
-                          " run, nor a run key",
-                      {}, 0, "base");
+    return make_error(
+        ErrorKind::not_found, "no_run",
+        "base '" + rule + "' is neither 'previous', a tag of a " + target.meta.platform + " run, nor a run key", {}, 0,
+        "base");
   }
   return run;
 }
@@ -216,9 +217,9 @@ Result<BacklogData> backlog_rows(Database& db, const std::string& platform, doub
   PT_ASSIGN(auto st, Statement::prepare(db, kBacklogRows));
   st.bind(1, stored).bind(2, threshold);
   PT_ASSIGN(data.rows, collect<BacklogRow>(st, [](const Statement& s) {
-    return BacklogRow{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5),
-                      s.opt_real(6), s.text(7), s.int64(8) != 0};
-  }));
+              return BacklogRow{s.int64(0), s.text(1),     s.text(2), s.text(3),      s.text(4),
+                                s.text(5),  s.opt_real(6), s.text(7), s.int64(8) != 0};
+            }));
   PT_TRY(tx.commit());
   return data;
 }

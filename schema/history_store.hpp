@@ -61,7 +61,7 @@ struct BacklogRow {
 };
 struct BacklogData {
   std::vector<model::RunRecord> runs;  // of the platform, oldest first
-  std::vector<BacklogRow> rows;  // every performance row, in those runs, of a case that was ever slow in one
+  std::vector<BacklogRow> rows;        // every performance row, in those runs, of a case that was ever slow in one
 };
 Result<BacklogData> backlog_rows(Database& db, const std::string& platform, double threshold);
 

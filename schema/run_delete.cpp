@@ -14,10 +14,8 @@ constexpr std::string_view kCountArtifacts =
     " 0) FROM artifacts WHERE run_id = ?1";
 // Children first; each by an index on run_id (results_run_axes, expectations_run, artifacts_case, result_files_run).
 constexpr std::string_view kDeletes[] = {
-    "DELETE FROM results WHERE run_id = ?1",
-    "DELETE FROM expectations WHERE run_id = ?1",
-    "DELETE FROM artifacts WHERE run_id = ?1",
-    "DELETE FROM result_files WHERE run_id = ?1",
+    "DELETE FROM results WHERE run_id = ?1",   "DELETE FROM expectations WHERE run_id = ?1",
+    "DELETE FROM artifacts WHERE run_id = ?1", "DELETE FROM result_files WHERE run_id = ?1",
     "DELETE FROM runs WHERE id = ?1",
 };
 

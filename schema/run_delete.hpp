@@ -23,11 +23,11 @@ struct DeletedRun {
   std::string key;
   std::string platform;
   std::string created_at;
-  std::int64_t files = 0;         // result_files rows (superseded ones included)
+  std::int64_t files = 0;  // result_files rows (superseded ones included)
   std::int64_t results = 0;
   std::int64_t expectations = 0;
   std::int64_t artifacts = 0;
-  std::int64_t findings = 0;      // classifier findings of those artifacts
+  std::int64_t findings = 0;         // classifier findings of those artifacts
   std::int64_t backlog_updated = 0;  // backlog cases the run measured, recomputed from the remaining runs
   std::int64_t backlog_removed = 0;  // of those, cases no remaining run has slower than eager
 };

@@ -10,15 +10,16 @@ Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Database db(raw);  // owns raw even on failure
   if (rc != SQLITE_OK) {
-    return make_error(ErrorKind::internal, "db_open", "cannot open database '" + path + "': " +
-                                                          (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return make_error(ErrorKind::internal, "db_open",
+                      "cannot open database '" + path + "': " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   db.set_busy_timeout(busy_timeout_ms);
   sqlite3_extended_result_codes(raw, 1);
   // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
   // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
-  PT_TRY(db.exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
-                 "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"));
+  PT_TRY(
+      db.exec("PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+              "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"));
   return db;
 }
 

@@ -64,8 +64,7 @@ constexpr std::string_view kDeviates =
     "(CASE WHEN expected_accuracy IS NULL THEN 0 ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END)";
 // Expectations are only ever added or replaced (files are superseded, never deleted), so a run without
 // any has nothing to refresh.
-constexpr std::string_view kRunNeedsExpectationRefresh =
-    "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1)";
+constexpr std::string_view kRunNeedsExpectationRefresh = "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1)";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -328,7 +327,8 @@ Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFla
 Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
                             const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {
   PT_ASSIGN(auto writer, ResultWriter::open(db, run_id, file_id, axes));
-  for (std::size_t i = 0; i < rows.size(); ++i) PT_TRY(writer.add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    PT_TRY(writer.add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
   return {};
 }
 
@@ -426,8 +426,9 @@ Result<std::string> file_bytes(Database& db, std::int64_t file_id) {
   if (!row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
   // No deflate stream is empty (even that of an empty file has a header): an empty blob is a dropped one.
   if (st.blob(0).empty()) {
-    return make_error(ErrorKind::not_found, "raw_dropped",
-                      "the raw bytes of file " + std::to_string(file_id) + " were dropped by retention (raw_files_days)");
+    return make_error(
+        ErrorKind::not_found, "raw_dropped",
+        "the raw bytes of file " + std::to_string(file_id) + " were dropped by retention (raw_files_days)");
   }
   return inflate_bytes(st.blob(0), static_cast<std::size_t>(st.int64(1)));
 }
@@ -449,8 +450,9 @@ Result<std::vector<model::ResultRecord>> results(Database& db, const ResultFilte
     sql += ")";
   }
   // Fixed parameter slots keep the statement text independent of the values.
-  sql += " AND (?1 = '' OR x.suite = ?1) AND (?2 = '' OR x.dtype = ?2) AND (?3 = '' OR x.mode = ?3)"
-         " AND (?4 = '' OR x.kind = ?4) AND (?5 = '' OR x.config = ?5) AND (?6 = '' OR x.model = ?6)";
+  sql +=
+      " AND (?1 = '' OR x.suite = ?1) AND (?2 = '' OR x.dtype = ?2) AND (?3 = '' OR x.mode = ?3)"
+      " AND (?4 = '' OR x.kind = ?4) AND (?5 = '' OR x.config = ?5) AND (?6 = '' OR x.model = ?6)";
   switch (filter.flag) {
     case ResultFlag::any: break;
     case ResultFlag::slow: sql += " AND x.kind = 'performance' AND x.speedup > 0 AND x.speedup < ?7"; break;
@@ -476,15 +478,16 @@ Result<std::vector<model::MissingRecord>> missing(Database& db, const model::Run
     PT_ASSIGN(auto st, Statement::prepare(db, kMissingVsPrevious));
     st.bind(1, run.id).bind(2, previous->id);
     PT_ASSIGN(out, collect<model::MissingRecord>(st, [&](const Statement& s) {
-      return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "previous_run",
-                                  previous->meta.key};
-    }));
+                return model::MissingRecord{s.text(0), s.text(1), s.text(2),      s.text(3),
+                                            s.text(4), s.text(5), "previous_run", previous->meta.key};
+              }));
   }
   PT_ASSIGN(auto st, Statement::prepare(db, kMissingVsReference));
   st.bind(1, run.id);
   PT_ASSIGN(auto rows, collect<model::MissingRecord>(st, [](const Statement& s) {
-    return model::MissingRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), "reference", s.text(6)};
-  }));
+              return model::MissingRecord{s.text(0), s.text(1), s.text(2),   s.text(3),
+                                          s.text(4), s.text(5), "reference", s.text(6)};
+            }));
   for (auto& m : rows) {
     const bool already = std::any_of(out.begin(), out.end(), [&](const model::MissingRecord& o) {
       return o.suite == m.suite && o.dtype == m.dtype && o.mode == m.mode && o.kind == m.kind && o.model == m.model;

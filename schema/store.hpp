@@ -30,7 +30,7 @@ struct NewFile {
 enum class ResultFlag { any, slow, failed, accuracy_failed, unreliable, deviates, invalid };
 
 struct ResultFilter {
-  std::vector<std::int64_t> run_ids;  // empty = every run
+  std::vector<std::int64_t> run_ids;                    // empty = every run
   std::string suite, dtype, mode, kind, config, model;  // "" = any
   ResultFlag flag = ResultFlag::any;
   double threshold = 1.0;  // for ResultFlag::slow: 0 < speedup < threshold

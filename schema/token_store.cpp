@@ -26,8 +26,7 @@ constexpr std::string_view kNameTaken = "SELECT 1 FROM api_tokens WHERE name = ?
 constexpr std::string_view kColumns =
     "SELECT id, name, token_id, scopes, created_at, COALESCE(expires_at, ''), COALESCE(revoked_at, ''), "
     "COALESCE(last_used_at, '')";
-constexpr std::string_view kRevoke =
-    "UPDATE api_tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL";
+constexpr std::string_view kRevoke = "UPDATE api_tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL";
 constexpr std::string_view kTouch = "UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1";
 
 std::string hex(const unsigned char* bytes, std::size_t n) {
@@ -129,8 +128,9 @@ Result<std::optional<std::int64_t>> parse_token_lifetime(std::string_view text) 
   if (text.empty() || text == "never") return std::optional<std::int64_t>{};
   auto bad = [&] {
     return make_error(ErrorKind::invalid_input, "bad_expiry",
-                      "--expires '" + std::string(text) + "' must be a positive number with a unit (90d, 12h, 30m, "
-                      "45s) or 'never'");
+                      "--expires '" + std::string(text) +
+                          "' must be a positive number with a unit (90d, 12h, 30m, "
+                          "45s) or 'never'");
   };
   const char unit = text.back();
   std::int64_t per = 0;
@@ -152,8 +152,8 @@ Result<std::optional<std::int64_t>> parse_token_lifetime(std::string_view text) 
 }
 
 std::string iso8601_from_now(std::int64_t seconds) {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) +
-                        static_cast<std::time_t>(seconds);
+  const std::time_t t =
+      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) + static_cast<std::time_t>(seconds);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];

@@ -19,9 +19,9 @@ std::optional<double> geomean(const std::vector<double>& values);
 std::optional<double> geomean_clipped(const std::vector<double>& values, double floor = 1.0);
 
 struct SideSummary {
-  std::int64_t cases = 0;    // cases with a performance row on this side
-  std::int64_t passing = 0;  // of those, passing (HUD rule)
-  std::optional<double> pass_rate;  // passing / cases (HUD)
+  std::int64_t cases = 0;                           // cases with a performance row on this side
+  std::int64_t passing = 0;                         // of those, passing (HUD rule)
+  std::optional<double> pass_rate;                  // passing / cases (HUD)
   std::optional<double> geomean_speedup_unclipped;  // HUD, over the cases passing on both sides
   std::optional<double> geomean_speedup_clipped;    // runner.py (clipped at 1), same cases
 };
@@ -35,8 +35,8 @@ struct GroupAggregate {
   std::int64_t compile_latency_cases = 0;
   std::optional<double> peak_memory_ratio;  // base / target compiled peak memory, where both measured
   std::int64_t peak_memory_cases = 0;
-  std::int64_t regressions = 0, red = 0, improvements = 0, unchanged = 0, new_failed = 0, new_passed = 0,
-               missing = 0, added = 0;
+  std::int64_t regressions = 0, red = 0, improvements = 0, unchanged = 0, new_failed = 0, new_passed = 0, missing = 0,
+               added = 0;
 };
 
 using SuiteDtypeMode = std::tuple<std::string, std::string, std::string>;

@@ -22,7 +22,7 @@ struct BacklogObservation {
 
 struct BacklogEntry {
   CaseKey key;
-  std::string status;      // open | fixed | failing
+  std::string status;                         // open | fixed | failing
   std::size_t first_seen = 0, last_seen = 0;  // run indices of the first and last slow measurement
   std::optional<std::size_t> fixed_in;        // first run measuring it at >= threshold after last_seen
   std::size_t latest = 0;                     // run index of the newest measurement

@@ -59,10 +59,12 @@ struct CaseComparison {
   std::optional<double> eager_ratio;     // base eager ms / target eager ms
   std::string status_change;             // "" | new_failed | new_passed | missing | new
   Verdict verdict = Verdict::unchanged;
-  std::string severity;                  // regressions only: "red" | "yellow"
-  std::vector<std::string> moved;        // "compiled got slower", "eager got faster", ...
+  std::string severity;            // regressions only: "red" | "yellow"
+  std::vector<std::string> moved;  // "compiled got slower", "eager got faster", ...
 
-  [[nodiscard]] bool both_passing() const { return base.present && target.present && base.passing() && target.passing(); }
+  [[nodiscard]] bool both_passing() const {
+    return base.present && target.present && base.passing() && target.passing();
+  }
   // target speedup / base speedup (= inductor_ratio / eager_ratio): < 1 = the speedup dropped.
   [[nodiscard]] std::optional<double> speedup_ratio() const;
 };

@@ -33,7 +33,8 @@ std::vector<ChangePoint> detect_steps(const std::vector<std::optional<double>>& 
   for (std::size_t i = 1; i + persistence <= x.size(); ++i) {
     const std::size_t from = std::max(segment_start, i >= params.window ? i - params.window : 0);
     if (i - from < std::max<std::size_t>(params.min_baseline, 1)) continue;
-    const double before = median({x.begin() + static_cast<std::ptrdiff_t>(from), x.begin() + static_cast<std::ptrdiff_t>(i)});
+    const double before =
+        median({x.begin() + static_cast<std::ptrdiff_t>(from), x.begin() + static_cast<std::ptrdiff_t>(i)});
     int direction = 0;
     bool shifted = true;
     for (std::size_t k = i; k < i + persistence && shifted; ++k) {
@@ -43,8 +44,8 @@ std::vector<ChangePoint> detect_steps(const std::vector<std::optional<double>>& 
       direction = d;
     }
     if (!shifted) continue;
-    const double after = median({x.begin() + static_cast<std::ptrdiff_t>(i),
-                                 x.begin() + static_cast<std::ptrdiff_t>(i + persistence)});
+    const double after =
+        median({x.begin() + static_cast<std::ptrdiff_t>(i), x.begin() + static_cast<std::ptrdiff_t>(i + persistence)});
     out.push_back({at[i], before, after, after / before - 1});
     segment_start = i;
   }

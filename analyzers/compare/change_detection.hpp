@@ -12,20 +12,20 @@
 namespace perftriage::analyzers::compare {
 
 struct StepParams {
-  std::size_t window = 5;       // baseline points (median) before a candidate
+  std::size_t window = 5;        // baseline points (median) before a candidate
   std::size_t min_baseline = 2;  // fewer baseline points than this: no decision yet
-  double min_magnitude = 0.05;  // relative change, 0.05 = 5%
-  std::size_t persistence = 2;  // consecutive points that must all be shifted
+  double min_magnitude = 0.05;   // relative change, 0.05 = 5%
+  std::size_t persistence = 2;   // consecutive points that must all be shifted
 };
 
 // "windowed-median step (window 5, min magnitude 5%, persistence 2)": named in the API output.
 std::string describe(const StepParams& params);
 
 struct ChangePoint {
-  std::size_t index = 0;         // index in the input series of the first shifted point
-  double before = 0;             // median of the baseline window
-  double after = 0;              // median of the persistence window
-  double relative_change = 0;    // after / before - 1
+  std::size_t index = 0;       // index in the input series of the first shifted point
+  double before = 0;           // median of the baseline window
+  double after = 0;            // median of the persistence window
+  double relative_change = 0;  // after / before - 1
 };
 
 double median(std::vector<double> values);  // of a non-empty set

@@ -10,12 +10,12 @@ using nlohmann::json;
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
 
 json side_json(const SideSummary& s) {
-  return {{"cases", s.cases},
-          {"passing", s.passing},
-          {"pass_rate", opt(s.pass_rate)},
-          {"geomean_speedup",
-           {{"unclipped_hud", opt(s.geomean_speedup_unclipped)},
-            {"clipped_at_1_runner", opt(s.geomean_speedup_clipped)}}}};
+  return {
+      {"cases", s.cases},
+      {"passing", s.passing},
+      {"pass_rate", opt(s.pass_rate)},
+      {"geomean_speedup",
+       {{"unclipped_hud", opt(s.geomean_speedup_unclipped)}, {"clipped_at_1_runner", opt(s.geomean_speedup_clipped)}}}};
 }
 
 std::string speedup_text(const CaseSide& s) {
@@ -95,8 +95,9 @@ json aggregates_json(const Aggregates& a) {
     groups.push_back(std::move(j));
   }
   return {{"conventions",
-           {{"set", "cases present and passing on both sides (HUD pass rule: accuracy pass, pass_due_to_skip or "
-                    "eager_variation, speedup != 0); pass_rate is passing / cases of each side"},
+           {{"set",
+             "cases present and passing on both sides (HUD pass rule: accuracy pass, pass_due_to_skip or "
+             "eager_variation, speedup != 0); pass_rate is passing / cases of each side"},
             {"unclipped_hud", "geometric mean of speedup, not clipped (PyTorch HUD)"},
             {"clipped_at_1_runner", "geometric mean of max(speedup, 1) (runner.py, inductor_summary.py)"},
             {"ratios", "base latency / target latency (< 1 = target slower), perf_comparison.py"}}},
@@ -123,8 +124,9 @@ json compare_json(const std::string& base_key, const std::string& target_key, co
 }
 
 std::string case_table_markdown(const std::vector<const CaseComparison*>& cases) {
-  std::string out = "| suite | dtype | mode | model | base speedup | target speedup | inductor ratio | eager ratio | "
-                    "verdict | moved |\n|---|---|---|---|---:|---:|---:|---:|---|---|\n";
+  std::string out =
+      "| suite | dtype | mode | model | base speedup | target speedup | inductor ratio | eager ratio | "
+      "verdict | moved |\n|---|---|---|---|---:|---:|---:|---:|---|---|\n";
   for (const auto* c : cases) {
     out += "| " + md_cell(c->key.suite) + " | " + md_cell(c->key.dtype) + " | " + md_cell(c->key.mode) + " | " +
            md_cell(c->key.config.empty() ? c->key.model : c->key.model + " [" + c->key.config + "]") + " | " +
@@ -140,11 +142,13 @@ std::string compare_markdown(const std::string& base_key, const std::string& tar
   out += "Ratio = base latency / target latency per path (< 1 = target slower). Regression: either ratio < " +
          fixed(t.regression, 2) + " (red < " + fixed(t.red, 2) + "); improvement: either ratio > " +
          fixed(t.improvement, 2) + ".\n\n";
-  out += "### Aggregates\n\nGeomeans over the cases present and passing on both sides. Speedup geomean: HUD = "
-         "unclipped; runner.py = clipped at 1.\n\n";
-  out += "| group | cases | compared | base pass rate | target pass rate | base speedup (HUD) | target speedup (HUD) | "
-         "base speedup (runner.py) | target speedup (runner.py) | inductor ratio | eager ratio | regressions | "
-         "improvements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  out +=
+      "### Aggregates\n\nGeomeans over the cases present and passing on both sides. Speedup geomean: HUD = "
+      "unclipped; runner.py = clipped at 1.\n\n";
+  out +=
+      "| group | cases | compared | base pass rate | target pass rate | base speedup (HUD) | target speedup (HUD) | "
+      "base speedup (runner.py) | target speedup (runner.py) | inductor ratio | eager ratio | regressions | "
+      "improvements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   out += aggregate_row("overall", aggregates.overall);
   for (const auto& [suite, g] : aggregates.by_suite) out += aggregate_row(suite, g);
   for (const auto& [key, g] : aggregates.by_suite_dtype_mode) {
@@ -161,8 +165,9 @@ std::string compare_markdown(const std::string& base_key, const std::string& tar
 }
 
 std::string compare_csv(const std::vector<CaseComparison>& cases) {
-  std::string out = "suite,dtype,mode,config,model,base_speedup,target_speedup,inductor_ratio,eager_ratio,"
-                    "status_change,verdict,severity,moved\n";
+  std::string out =
+      "suite,dtype,mode,config,model,base_speedup,target_speedup,inductor_ratio,eager_ratio,"
+      "status_change,verdict,severity,moved\n";
   for (const auto& c : cases) {
     out += csv_cell(c.key.suite) + "," + csv_cell(c.key.dtype) + "," + csv_cell(c.key.mode) + "," +
            csv_cell(c.key.config) + "," + csv_cell(c.key.model) + "," + speedup_text(c.base) + "," +

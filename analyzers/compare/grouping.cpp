@@ -67,7 +67,8 @@ std::string task_head(std::string_view model) {
 }
 
 std::string model_family(std::string_view model) {
-  if (const auto head = task_head(model); !head.empty()) return std::string(model.substr(0, model.size() - head.size()));
+  if (const auto head = task_head(model); !head.empty())
+    return std::string(model.substr(0, model.size() - head.size()));
   std::size_t end = 0;
   while (end < model.size() && std::isalpha(static_cast<unsigned char>(model[end]))) ++end;
   return std::string(model.substr(0, end == 0 ? model.size() : end));

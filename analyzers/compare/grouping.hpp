@@ -20,8 +20,9 @@ std::string model_family(std::string_view model);
 std::string task_head(std::string_view model);
 
 struct Pattern {
-  std::string kind;   // model_across_dtypes | family | task_head | suite_mode
-  std::string label;  // one line a person reads: "ElectraForQuestionAnswering (huggingface inference): bfloat16, float16"
+  std::string kind;  // model_across_dtypes | family | task_head | suite_mode
+  std::string
+      label;  // one line a person reads: "ElectraForQuestionAnswering (huggingface inference): bfloat16, float16"
   std::map<std::string, std::string> axes;  // shared_axes of the members
   std::vector<std::size_t> members;         // indices into the input, in input order
 };

@@ -16,9 +16,9 @@ namespace perftriage::analyzers::compare {
 namespace {
 
 std::string platform_line(const std::string& platform) {
-  static const std::map<std::string, std::string> kNames = {
-      {"BMG", "Battlemage"}, {"PVC", "Ponte Vecchio"}, {"LNL", "Lunar Lake"},
-      {"ARL", "Arrow Lake"}, {"MTL", "Meteor Lake"},   {"ACM", "Alchemist"}};
+  static const std::map<std::string, std::string> kNames = {{"BMG", "Battlemage"},  {"PVC", "Ponte Vecchio"},
+                                                            {"LNL", "Lunar Lake"},  {"ARL", "Arrow Lake"},
+                                                            {"MTL", "Meteor Lake"}, {"ACM", "Alchemist"}};
   const auto it = kNames.find(platform);
   return it == kNames.end() ? platform : platform + " (" + it->second + ")";
 }
@@ -41,8 +41,8 @@ template <class Field>
 std::pair<std::string, std::size_t> biggest(const std::vector<model::ResultRecord>& rows, Field field) {
   std::map<std::string, std::size_t> counts;
   for (const auto& r : rows) ++counts[field(r)];
-  auto best = std::max_element(counts.begin(), counts.end(),
-                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  auto best =
+      std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return *best;
 }
 
@@ -71,16 +71,17 @@ std::string slow_notes(const std::vector<model::ResultRecord>& rows) {
 }
 
 std::string verdict_counts(const GroupAggregate& g) {
-  return fmt::format("- Regressions: {} (red: {}); improvements: {}; unchanged: {}\n"
-                     "- New failures: {}; new passes: {}; missing in the target: {}; new in the target: {}\n",
-                     g.regressions, g.red, g.improvements, g.unchanged, g.new_failed, g.new_passed, g.missing,
-                     g.added);
+  return fmt::format(
+      "- Regressions: {} (red: {}); improvements: {}; unchanged: {}\n"
+      "- New failures: {}; new passes: {}; missing in the target: {}; new in the target: {}\n",
+      g.regressions, g.red, g.improvements, g.unchanged, g.new_failed, g.new_passed, g.missing, g.added);
 }
 
 std::string geomean_table(const Aggregates& a) {
-  std::string out = "| group | compared | inductor ratio | eager ratio | base speedup (HUD, unclipped) | "
-                    "target speedup (HUD, unclipped) | base speedup (runner.py, clipped at 1) | "
-                    "target speedup (runner.py, clipped at 1) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  std::string out =
+      "| group | compared | inductor ratio | eager ratio | base speedup (HUD, unclipped) | "
+      "target speedup (HUD, unclipped) | base speedup (runner.py, clipped at 1) | "
+      "target speedup (runner.py, clipped at 1) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   auto row = [&](const std::string& label, const GroupAggregate& g) {
     out += "| " + md_cell(label) + " | " + std::to_string(g.compared) + " | " + fixed(g.geomean_inductor_ratio) +
            " | " + fixed(g.geomean_eager_ratio) + " | " + fixed(g.base.geomean_speedup_unclipped) + " | " +
@@ -160,22 +161,24 @@ std::string slow_report_markdown(const model::RunRecord& run, const std::vector<
   if (!run.meta.torch_version.empty()) out += "- PyTorch: torch " + run.meta.torch_version + "\n";
   if (const auto env = environment_line(run.meta.environment_json); !env.empty()) out += "- Environment: " + env + "\n";
   out += "\n## Representative Cases\n\n";
-  out += fmt::format("The rows below come directly from the raw {} performance CSVs and show {}, which means inductor "
-                     "is slower than eager on the same workload.\n\n",
-                     name, below);
+  out += fmt::format(
+      "The rows below come directly from the raw {} performance CSVs and show {}, which means inductor "
+      "is slower than eager on the same workload.\n\n",
+      name, below);
   out += slow_table_markdown(rows);
   out += "\n## Notes\n\n" + slow_notes(rows);
-  out += fmt::format("\n## Ask\n\nPlease review these {} {} cases and track the inductor performance gaps where eager "
-                     "is still faster than inductor.\n",
-                     run.meta.platform, name);
+  out += fmt::format(
+      "\n## Ask\n\nPlease review these {} {} cases and track the inductor performance gaps where eager "
+      "is still faster than inductor.\n",
+      run.meta.platform, name);
   return out;
 }
 
 std::string regression_report_title(const model::RunRecord& base, const model::RunRecord& target,
                                     std::size_t regressions) {
   const auto b = release_label(base.meta.torch_version), t = release_label(target.meta.torch_version);
-  const std::string versus = !b.empty() && !t.empty() && b != t ? "release " + t + " vs " + b
-                                                                : target.meta.key + " vs " + base.meta.key;
+  const std::string versus =
+      !b.empty() && !t.empty() && b != t ? "release " + t + " vs " + b : target.meta.key + " vs " + base.meta.key;
   return fmt::format("[{}] {} E2E inductor performance regression{}: {}", target.meta.platform, regressions,
                      regressions == 1 ? "" : "s", versus);
 }
@@ -206,10 +209,11 @@ std::string regression_report_markdown(const model::RunRecord& base, const model
   std::string out = regression_report_title(base, target, regressions.size()) + "\n\n## Summary\n\n";
   out += "- Platform: " + platform_line(target.meta.platform) + "\n";
   out += run_line("Baseline", base) + run_line("Target", target);
-  out += fmt::format("- Method (torch-xpu-ops perf_comparison.py): ratio = baseline latency / target latency for the "
-                     "inductor path and for the eager path (< 1 = target slower); regression when either ratio < {} "
-                     "(red below {}), improvement above {}.\n",
-                     fixed(t.regression, 2), fixed(t.red, 2), fixed(t.improvement, 2));
+  out += fmt::format(
+      "- Method (torch-xpu-ops perf_comparison.py): ratio = baseline latency / target latency for the "
+      "inductor path and for the eager path (< 1 = target slower); regression when either ratio < {} "
+      "(red below {}), improvement above {}.\n",
+      fixed(t.regression, 2), fixed(t.red, 2), fixed(t.improvement, 2));
   out += verdict_counts(aggregates.overall);
   out += "\n### Geomeans (cases present and passing on both sides)\n\n" + geomean_table(aggregates) + "\n";
   out += section("Inductor-path regressions (compiled got slower)", inductor_path);

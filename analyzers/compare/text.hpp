@@ -10,6 +10,6 @@
 namespace perftriage::analyzers::compare {
 
 std::string fixed(const std::optional<double>& v, int digits = 4);  // "" for nullopt
-std::string percent(const std::optional<double>& v);                 // "97.5%", "" for nullopt
+std::string percent(const std::optional<double>& v);                // "97.5%", "" for nullopt
 
 }  // namespace perftriage::analyzers::compare

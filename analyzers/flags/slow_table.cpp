@@ -24,7 +24,8 @@ void sort_slow_cases(std::vector<model::ResultRecord>& rows) {
 
 std::string slow_table_markdown(const std::vector<model::ResultRecord>& rows, const ExtraColumn* extra) {
   std::string out = "| suite | dtype | mode | model | batch_size | speedup | source csv |";
-  out += extra ? " " + extra->name + " |\n|---|---|---|---|---:|---:|---|---|\n" : "\n|---|---|---|---|---:|---:|---|\n";
+  out +=
+      extra ? " " + extra->name + " |\n|---|---|---|---|---:|---:|---|---|\n" : "\n|---|---|---|---|---:|---:|---|\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     out += "| " + md_cell(r.suite) + " | " + md_cell(r.dtype) + " | " + md_cell(r.mode) + " | " + md_cell(r.model) +

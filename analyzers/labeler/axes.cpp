@@ -19,9 +19,7 @@ std::optional<Decision> from_tags(const Context& c, std::string_view axis, std::
   return std::nullopt;
 }
 
-std::string set_str(const std::set<std::string>& s) {
-  return join(std::vector<std::string>(s.begin(), s.end()), ", ");
-}
+std::string set_str(const std::set<std::string>& s) { return join(std::vector<std::string>(s.begin(), s.end()), ", "); }
 
 // The title without its tags, tokenised for dtype keywords.
 std::vector<std::string> dtype_words(std::string_view text) {
@@ -29,8 +27,10 @@ std::vector<std::string> dtype_words(std::string_view text) {
   std::vector<std::string> words;
   std::string cur;
   for (char ch : lower(text)) {
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-') cur += ch;
-    else if (!cur.empty()) words.push_back(cur), cur.clear();
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')
+      cur += ch;
+    else if (!cur.empty())
+      words.push_back(cur), cur.clear();
   }
   if (!cur.empty()) words.push_back(cur);
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -67,7 +67,10 @@ std::optional<Decision> decide_type(const Context& c) {
   if (auto d = from_tags(c, "type")) return d;
   if (feature_wording(c)) return Decision{"Feature", "Feature wording in the title " + quote(c.title.rest) + "."};
   if (c.perf || c.accuracy || c.functionality)
-    return Decision{"Bug", std::string("Reported ") + (c.perf ? "performance" : c.accuracy ? "accuracy" : "functional") +
+    return Decision{"Bug", std::string("Reported ") +
+                               (c.perf       ? "performance"
+                                : c.accuracy ? "accuracy"
+                                             : "functional") +
                                " defect."};
   return std::nullopt;
 }
@@ -91,8 +94,8 @@ std::optional<Decision> decide_test(const Context& c) {
     std::set<std::string> suites;
     for (const auto& cs : s.cases)
       if (cs.e2e && !cs.suite.empty()) suites.insert(cs.suite);
-    return Decision{"e2e", (suites.empty() ? std::string("benchmark") : set_str(suites)) + " " + s.table_shape +
-                               " (" + std::to_string(s.cases.size()) + " cases)."};
+    return Decision{"e2e", (suites.empty() ? std::string("benchmark") : set_str(suites)) + " " + s.table_shape + " (" +
+                               std::to_string(s.cases.size()) + " cases)."};
   }
   if (c.claims_lower.find("fail_accuracy") != std::string::npos)
     return Decision{"e2e", "Benchmark status `fail_accuracy`."};
@@ -155,8 +158,8 @@ std::optional<Decision> decide_os(const Context& c) {
   all.insert(rest.begin(), rest.end());
   if (all.size() > 1) return std::nullopt;
   if (all.size() == 1)
-    return Decision{*all.begin(), from_title.empty() ? "Title names " + quote(*all.begin()) + "."
-                                                     : "Title tag " + tags + "."};
+    return Decision{*all.begin(),
+                    from_title.empty() ? "Title names " + quote(*all.begin()) + "." : "Title tag " + tags + "."};
   std::string body;
   for (const auto& l : c.claim_lines) body += lower(l) + "\n";
   auto found = find_os(body, *c.tax);
@@ -188,8 +191,7 @@ std::vector<Decision> decide_dtype(const Context& c) {
     }
     if (first.e2e) return out;  // case 1 says nothing about its dtype (`--amp` alone): no value
   }
-  for (const auto& d : dtype_words(c.issue->title))
-    out.push_back({d, "Title keyword " + quote(d) + "."});
+  for (const auto& d : dtype_words(c.issue->title)) out.push_back({d, "Title keyword " + quote(d) + "."});
   return out;
 }
 
@@ -226,15 +228,16 @@ std::optional<Decision> decide_module(const Context& c) {
       if (ev.eager_ratio) eag = ev.eager_ratio;
     }
     bool eager_bad = is_eager_status(cs.status) || (eag && *eag < 0.95);
-    bool inductor_bad = cs.status == "fail_accuracy" || (speedup && *speedup < 1.0) ||
-                        (ind && *ind < 0.95 && !(eag && *eag < 0.95));
+    bool inductor_bad =
+        cs.status == "fail_accuracy" || (speedup && *speedup < 1.0) || (ind && *ind < 0.95 && !(eag && *eag < 0.95));
     if (eager_bad && e2e_eager.empty())
       e2e_eager = "E2E case " + cs.display() + " regressed on the eager path" +
                   (cs.status.empty() ? std::string{} : " (" + cs.status + ")") + ".";
     if (inductor_bad && e2e_inductor.empty()) {
       std::string why = cs.status == "fail_accuracy" ? "fail_accuracy"
-                        : speedup && *speedup < 1.0 ? "speedup " + format_number(*speedup) + " < 1, inductor slower than eager"
-                                                    : "inductor ratio " + format_number(ind.value_or(0)) + " with eager stable";
+                        : speedup && *speedup < 1.0
+                            ? "speedup " + format_number(*speedup) + " < 1, inductor slower than eager"
+                            : "inductor ratio " + format_number(ind.value_or(0)) + " with eager stable";
       e2e_inductor = "E2E " + why + " (" + cs.display() + ").";
     }
   }

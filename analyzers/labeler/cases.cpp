@@ -60,15 +60,17 @@ bool is_model_name(std::string_view s) {
   if (s.empty() || s.size() > 80) return false;
   bool alpha = false;
   for (char c : s) {
-    if (std::isalpha(static_cast<unsigned char>(c))) alpha = true;
-    else if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/')) return false;
+    if (std::isalpha(static_cast<unsigned char>(c)))
+      alpha = true;
+    else if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/'))
+      return false;
   }
   return alpha;
 }
 
 struct Columns {
-  int suite = -1, dtype = -1, mode = -1, model = -1, speedup = -1, inductor_ratio = -1, eager_ratio = -1,
-      status = -1, error = -1;
+  int suite = -1, dtype = -1, mode = -1, model = -1, speedup = -1, inductor_ratio = -1, eager_ratio = -1, status = -1,
+      error = -1;
   std::vector<int> combined;  // other cells that may hold suite/dtype/mode
   int known = 0;
 };
@@ -80,8 +82,9 @@ std::optional<Columns> read_header(const std::vector<std::string>& cells) {
     std::erase(h, '*');
     h = std::string(trim(h));
     if (h.empty()) continue;
-    if ((h == "model" || h == "models" || h == "name" || h == "model name" || h == "model_name" ||
-         h == "modelname" || h == "model id") && c.model < 0) {
+    if ((h == "model" || h == "models" || h == "name" || h == "model name" || h == "model_name" || h == "modelname" ||
+         h == "model id") &&
+        c.model < 0) {
       c.model = i;
     } else if (h == "suite" || h == "suites" || h == "benchmark" || h == "test suite") {
       c.suite = i, ++c.known;
@@ -135,8 +138,8 @@ struct Found {
 };
 
 // ---- E2E tables -------------------------------------------------------------------------------------------------
-void scan_tables(const std::vector<std::string>& lines, std::string_view title, std::vector<Found>& out,
-                 CaseScan& scan, Budget* budget) {
+void scan_tables(const std::vector<std::string>& lines, std::string_view title, std::vector<Found>& out, CaseScan& scan,
+                 Budget* budget) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     tick(budget);
     auto mode = split_mode(lines[i]);
@@ -257,8 +260,8 @@ void scan_commands(const std::vector<std::string>& lines, std::vector<Found>& ou
     // Continuation lines ("\" at the end), at most kMaxContinuation of them: every command line re-reads the lines
     // after it, so a body of thousands of continued command lines was quadratic. Real commands span a few lines.
     constexpr std::size_t kMaxContinuation = 32;
-    for (std::size_t j = i; j + 1 < lines.size() && j < i + kMaxContinuation && !trim(lines[j]).empty() &&
-                            trim(lines[j]).back() == '\\';
+    for (std::size_t j = i;
+         j + 1 < lines.size() && j < i + kMaxContinuation && !trim(lines[j]).empty() && trim(lines[j]).back() == '\\';
          ++j) {
       tick(budget);
       cmd += " " + lines[j + 1];
@@ -280,15 +283,24 @@ void scan_commands(const std::vector<std::string>& lines, std::vector<Found>& ou
         if (!value.empty()) return value;
         return k + 1 < toks.size() ? toks[++k] : std::string{};
       };
-      if (t == "--amp") amp = true;
-      else if (t == "--amp-dtype" || t == "--amp_dtype") amp_dtype = normalize_dtype(next());
-      else if (t == "--bfloat16") c.dtype = "bfloat16";
-      else if (t == "--float16") c.dtype = "float16";
-      else if (t == "--float32") c.dtype = "float32";
-      else if (t == "--training") c.mode = "training";
-      else if (t == "--inference") c.mode = "inference";
-      else if (t == "--only" || t == "-k" || t == "--filter") c.model = next();
-      else if (t.starts_with("--only")) c.model = t.substr(6);
+      if (t == "--amp")
+        amp = true;
+      else if (t == "--amp-dtype" || t == "--amp_dtype")
+        amp_dtype = normalize_dtype(next());
+      else if (t == "--bfloat16")
+        c.dtype = "bfloat16";
+      else if (t == "--float16")
+        c.dtype = "float16";
+      else if (t == "--float32")
+        c.dtype = "float32";
+      else if (t == "--training")
+        c.mode = "training";
+      else if (t == "--inference")
+        c.mode = "inference";
+      else if (t == "--only" || t == "-k" || t == "--filter")
+        c.model = next();
+      else if (t.starts_with("--only"))
+        c.model = t.substr(6);
     }
     if (amp) c.dtype = amp_dtype == "bfloat16" ? "amp_bf16" : amp_dtype == "float16" ? "amp_fp16" : "";
     scan.e2e_command = true;

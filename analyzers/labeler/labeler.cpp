@@ -125,9 +125,9 @@ Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& 
     r.truncated = truncated;
     return r;
   } catch (const BudgetExceeded&) {
-    return make_error(ErrorKind::unprocessable, "label_budget_exceeded",
-                      "labeling took more than its CPU budget of " + budget_text(settings.cpu_budget) +
-                          "; shorten the issue body");
+    return make_error(
+        ErrorKind::unprocessable, "label_budget_exceeded",
+        "labeling took more than its CPU budget of " + budget_text(settings.cpu_budget) + "; shorten the issue body");
   }
 }
 

@@ -38,7 +38,8 @@ struct ParsedCase {
   bool e2e = false;                                   // an E2E (benchmark) case rather than a unit test
   std::size_t line = 0;                               // 0-based line in the pre-processed body
 
-  [[nodiscard]] std::string display() const;  // huggingface/ElectraForQuestionAnswering/inference/bfloat16 or the test id
+  [[nodiscard]] std::string display()
+      const;  // huggingface/ElectraForQuestionAnswering/inference/bfloat16 or the test id
 };
 
 // Data-backed facts about one case (the server plugs the database in).
@@ -74,10 +75,10 @@ struct LabelResult {
 // What the labeler reads and how long it may take. The caps follow GitHub's own limits; lengths are counted in
 // characters (UTF-8 code points) and a cut never splits a character.
 struct LabelSettings {
-  std::size_t max_title_chars = 256;    // GitHub: 256
-  std::size_t max_body_chars = 65536;   // GitHub: 65,536
-  std::size_t max_labels = 100;         // labels past the first 100 are ignored
-  std::size_t max_label_chars = 50;     // GitHub: 50; a longer "label" cannot exist and is ignored
+  std::size_t max_title_chars = 256;   // GitHub: 256
+  std::size_t max_body_chars = 65536;  // GitHub: 65,536
+  std::size_t max_labels = 100;        // labels past the first 100 are ignored
+  std::size_t max_label_chars = 50;    // GitHub: 50; a longer "label" cannot exist and is ignored
   // CPU time of the calling thread (evidence lookups included), checked between stages and inside the per-line
   // loops. std::chrono::microseconds::max() = no budget.
   std::chrono::microseconds cpu_budget{2'000'000};

@@ -18,8 +18,8 @@ std::string signature(std::string_view error) {
   for (std::size_t i = 0; i < l.size(); ++i) {
     char ch = l[i];
     if (std::isdigit(static_cast<unsigned char>(ch))) {
-      while (i + 1 < l.size() && (std::isxdigit(static_cast<unsigned char>(l[i + 1])) || l[i + 1] == '.' ||
-                                  l[i + 1] == 'x'))
+      while (i + 1 < l.size() &&
+             (std::isxdigit(static_cast<unsigned char>(l[i + 1])) || l[i + 1] == '.' || l[i + 1] == 'x'))
         ++i;
       out += '#';
     } else if (ch == '\'' || ch == '"' || ch == '`') {
@@ -56,8 +56,8 @@ std::optional<Decision> decide_priority(const Context& c, const std::optional<De
   const auto n = c.scan.cases.size();
   // Urgent
   if (c.perf && c.regression && c.max_drop_pct > 7.0)
-    return Decision{"Urgent", "Performance drop of " + format_number(c.max_drop_pct, 1) + "% (> 7%) against a baseline (" +
-                                  quote(c.regression_pair, 60) + ")."};
+    return Decision{"Urgent", "Performance drop of " + format_number(c.max_drop_pct, 1) +
+                                  "% (> 7%) against a baseline (" + quote(c.regression_pair, 60) + ")."};
   if (c.perf && c.regression)
     for (std::size_t i = 0; i < n; ++i) {
       const auto& cs = c.scan.cases[i];
@@ -76,7 +76,8 @@ std::optional<Decision> decide_priority(const Context& c, const std::optional<De
     return Decision{"Urgent", "Build break."};
   // High
   if (n > 6) return Decision{"High", std::to_string(n) + " cases (> 6)."};
-  if (c.regression && c.accuracy) return Decision{"High", "Accuracy regression (" + quote(c.regression_pair, 60) + ")."};
+  if (c.regression && c.accuracy)
+    return Decision{"High", "Accuracy regression (" + quote(c.regression_pair, 60) + ")."};
   if (c.regression) return Decision{"High", "Before/after regression (" + quote(c.regression_pair, 60) + ")."};
   if (c.hang) return Decision{"High", "Hang."};
   if (feature_wording(c)) return Decision{"Low", "Feature wording in the title."};
@@ -117,8 +118,8 @@ std::optional<Decision> decide_need_split(const Context& c) {
   if (groups.size() >= 2) {
     std::vector<std::string> parts;
     for (const auto& [sig, cs] : groups) parts.push_back(quote(sig, 50));
-    return Decision{"need_split", std::to_string(groups.size()) + " different error signatures: " +
-                                      join(parts, ", ") + "."};
+    return Decision{"need_split",
+                    std::to_string(groups.size()) + " different error signatures: " + join(parts, ", ") + "."};
   }
   return std::nullopt;
 }

@@ -24,9 +24,12 @@ inline std::string re2_pattern(std::string_view ecma) {
     const char c = ecma[i];
     if (c == '\\' && i + 1 < ecma.size()) {
       const char n = ecma[++i];
-      if (n == 's') out += in_class ? "[:space:]" : "[[:space:]]";
-      else if (n == 'S' && !in_class) out += "[^[:space:]]";
-      else out += c, out += n;
+      if (n == 's')
+        out += in_class ? "[:space:]" : "[[:space:]]";
+      else if (n == 'S' && !in_class)
+        out += "[^[:space:]]";
+      else
+        out += c, out += n;
       continue;
     }
     if (in_class) {

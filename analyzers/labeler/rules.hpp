@@ -25,12 +25,12 @@ struct Context {
   Preprocessed pre;
   TitleInfo title;
   CaseScan scan;
-  std::string title_lower;                 // whole title, lower-case
-  std::string claims_lower;                // title rest + non-env body lines, URLs dropped, lower-case
-  std::vector<std::string> claim_lines;    // the same body lines, as written (URLs dropped)
-  std::vector<std::string> error_lines;    // error text, as written (tracebacks, FAILED, crashes; never env)
+  std::string title_lower;               // whole title, lower-case
+  std::string claims_lower;              // title rest + non-env body lines, URLs dropped, lower-case
+  std::vector<std::string> claim_lines;  // the same body lines, as written (URLs dropped)
+  std::vector<std::string> error_lines;  // error text, as written (tracebacks, FAILED, crashes; never env)
   std::string error_lower;
-  std::string code_lower;                  // code fences (repro scripts), lower-case, benchmark paths removed
+  std::string code_lower;  // code fences (repro scripts), lower-case, benchmark paths removed
   std::vector<std::optional<CaseEvidence>> evidence;  // per case, when a lookup was given
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> existing;  // axis -> (key, label as written)
 

@@ -36,8 +36,8 @@ std::string line_with(const Context& c, std::string_view needle) {
 // negative lookahead, which RE2 lacks: every "compared with|to <word>" is matched and the excluded words skipped.
 std::string compared_with_baseline(std::string_view text) {
   static const Regex kCompared(R"(\bcompared (?:with|to)\s+(\S+))");
-  static constexpr std::string_view kBaselines[] = {"eager", "inductor", "cpu", "cuda", "a100", "h100", "the eager",
-                                                    "nvidia"};
+  static constexpr std::string_view kBaselines[] = {"eager", "inductor", "cpu",       "cuda",
+                                                    "a100",  "h100",     "the eager", "nvidia"};
   auto is_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; };
   Match m;
   for (std::size_t from = 0; re_search(text, kCompared, m, from); from = m.begin(text) + 1) {
@@ -61,9 +61,9 @@ std::string regression_pair(const Context& c) {
   const auto& text = c.claims_lower;
   Match m;
   if (re_search(text, kVersions, m)) return m.str();
-  if (auto w = first_sub(text, {"last good", "first bad", "good commit", "bad commit", "last known good",
-                                "used to pass", "used to work", "previous release", "previous nightly",
-                                "since commit", "git bisect", "bisected"});
+  if (auto w = first_sub(
+          text, {"last good", "first bad", "good commit", "bad commit", "last known good", "used to pass",
+                 "used to work", "previous release", "previous nightly", "since commit", "git bisect", "bisected"});
       !w.empty())
     return w;
   if (auto cmp = compared_with_baseline(text); !cmp.empty()) return cmp;
@@ -83,8 +83,10 @@ std::string regression_pair(const Context& c) {
 }
 
 double max_drop_percent(const std::string& text, Budget* budget) {
-  static const Regex kPct1(R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|decrease|lower|perf(?:ormance)? drop|worse))");
-  static const Regex kPct2(R"((?:drop(?:s|ped)?|regress(?:ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
+  static const Regex kPct1(
+      R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|decrease|lower|perf(?:ormance)? drop|worse))");
+  static const Regex kPct2(
+      R"((?:drop(?:s|ped)?|regress(?:ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
   static const Regex kPct3(R"(-\s?(\d+(?:\.\d+)?)\s*%)");
   double best = 0;
   for (const auto* re : {&kPct1, &kPct2, &kPct3}) {
@@ -131,9 +133,9 @@ std::string performance_reason(Context& c, const CaseEvidence* ev1) {
   for (const auto& h : c.title.hits)
     if (perf.empty() && h.axis == "symptom" && h.key == "performance") perf = "Title tag [" + h.tag + "].";
   if (perf.empty()) {
-    if (auto w = first_word(text, {"speedup", "slower", "latency", "throughput", "ratio", "perf regression",
-                                   "perf drop", "performance drop", "performance regression", "tflops",
-                                   "tokens/s", "ms/iter", "it/s", "qps"});
+    if (auto w = first_word(
+            text, {"speedup", "slower", "latency", "throughput", "ratio", "perf regression", "perf drop",
+                   "performance drop", "performance regression", "tflops", "tokens/s", "ms/iter", "it/s", "qps"});
         !w.empty())
       perf = quote(line_with(c, w), 90) + ".";
   }
@@ -153,9 +155,8 @@ std::string accuracy_reason(const Context& c) {
   for (const auto& h : c.title.hits)
     if (h.axis == "symptom" && h.key == "Accuracy") return "Title tag [" + h.tag + "].";
   if (auto w = first_sub(c.claims_lower, {"fail_accuracy", "not close", "mismatch", "atol", "rtol", "rmse",
-                                          "wrong result", "incorrect result", "accuracy check failed",
-                                          "accuracy issue", "accuracy failure", "accuracy failed", "accuracy drop",
-                                          "accuracy error"});
+                                          "wrong result", "incorrect result", "accuracy check failed", "accuracy issue",
+                                          "accuracy failure", "accuracy failed", "accuracy drop", "accuracy error"});
       !w.empty())
     return quote(line_with(c, w), 90) + ".";
   return {};
@@ -165,10 +166,10 @@ std::string accuracy_reason(const Context& c) {
 // crash phrase.
 std::string functionality_reason(Context& c, std::string& crash) {
   const auto& text = c.claims_lower;
-  auto hang = first_word(text, {"hang", "hangs", "hung", "hanging", "stuck", "deadlock", "freezes", "timed out",
-                                "timeout"});
-  crash = first_sub(text, {"segmentation fault", "segfault", "core dumped", "sigsegv", "sigabrt", "crash",
-                           "device lost", "aborted"});
+  auto hang =
+      first_word(text, {"hang", "hangs", "hung", "hanging", "stuck", "deadlock", "freezes", "timed out", "timeout"});
+  crash = first_sub(
+      text, {"segmentation fault", "segfault", "core dumped", "sigsegv", "sigabrt", "crash", "device lost", "aborted"});
   for (const auto& cs : c.scan.cases)
     if (hang.empty() && cs.status == "timeout") hang = "timeout";
   c.hang = !hang.empty();
@@ -189,7 +190,8 @@ std::string functionality_reason(Context& c, std::string& crash) {
 // Regression only with a before/after pair, or data of case 1 below 0.95 of the baseline. Sets c.regression_pair.
 std::optional<Decision> regression_decision(Context& c, const CaseEvidence* ev1) {
   c.regression_pair = regression_pair(c);
-  if (!c.regression_pair.empty()) return Decision{"regression", "Before/after pair " + quote(c.regression_pair, 90) + "."};
+  if (!c.regression_pair.empty())
+    return Decision{"regression", "Before/after pair " + quote(c.regression_pair, 90) + "."};
   if (ev1 && ((ev1->inductor_ratio && *ev1->inductor_ratio < 0.95) || (ev1->eager_ratio && *ev1->eager_ratio < 0.95)))
     return Decision{"regression", "Data against the baseline: " + evidence_text(*ev1) + "."};
   return std::nullopt;
@@ -200,8 +202,8 @@ std::optional<Decision> mode_decision(const Context& c) {
   const auto& cases = c.scan.cases;
   if (!cases.empty() && !cases.front().mode.empty()) {
     const std::string& mode = cases.front().mode;
-    return Decision{mode, "Case 1 (" + cases.front().display() + ") is a" + (mode == "inference" ? "n " : " ") +
-                              mode + " run."};
+    return Decision{
+        mode, "Case 1 (" + cases.front().display() + ") is a" + (mode == "inference" ? "n " : " ") + mode + " run."};
   }
   if (cases.empty() || !cases.front().e2e) {
     auto m = parse_combined(lower(c.title.rest)).mode;

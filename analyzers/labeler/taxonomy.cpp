@@ -116,8 +116,7 @@ Result<Taxonomy> parse_impl(const json& j, int depth) {
   if (j.contains("implies")) {
     if (!j["implies"].is_array()) return bad("\"implies\" must be an array");
     for (const auto& r : j["implies"]) {
-      if (!r.is_object() || !r.contains("add") || !r["add"].is_string() || !r.contains("when") ||
-          !r["when"].is_array())
+      if (!r.is_object() || !r.contains("add") || !r["add"].is_string() || !r.contains("when") || !r["when"].is_array())
         return bad("every \"implies\" entry needs \"when\" (labels) and \"add\" (a label)");
       Implication imp;
       for (const auto& w : r["when"])
@@ -253,8 +252,12 @@ json to_json(const Taxonomy& t) {
   for (const auto& a : t.axes) {
     json values = json::object();
     for (const auto& [k, v] : a.values) values[k] = v;
-    axes.push_back({{"axis", a.name}, {"multi", a.multi}, {"applied", a.applied}, {"color", a.color},
-                    {"default", a.fallback}, {"values", values}});
+    axes.push_back({{"axis", a.name},
+                    {"multi", a.multi},
+                    {"applied", a.applied},
+                    {"color", a.color},
+                    {"default", a.fallback},
+                    {"values", values}});
   }
   return {{"name", t.name}, {"repo", t.repo}, {"axes", axes}};
 }

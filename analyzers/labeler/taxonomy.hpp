@@ -39,9 +39,9 @@ struct Implication {
 struct Taxonomy {
   std::string name, repo, description;
   std::vector<AxisSpec> axes;
-  std::vector<std::pair<std::string, std::string>> legacy;            // spelling -> canonical label
+  std::vector<std::pair<std::string, std::string>> legacy;                              // spelling -> canonical label
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> title_tags;  // tag -> (axis, key)
-  std::vector<PatternRule> hw_aliases, os_words, modules, dependencies;  // modules: precedence order
+  std::vector<PatternRule> hw_aliases, os_words, modules, dependencies;                 // modules: precedence order
   std::vector<Implication> implies;
 
   [[nodiscard]] const AxisSpec* axis(std::string_view name) const;

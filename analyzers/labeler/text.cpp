@@ -25,10 +25,20 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
 }
 
 // Environment markers strong enough to call a <details> block or a line a device dump.
-constexpr std::array<std::string_view, 14> kEnvMarkers{
-    "collecting environment information", "pytorch version:", "gpu models and configuration", "os:",
-    "driver version", "level_zero", "level zero", "arc(tm)", "sycl-ls", "clinfo", "is xpu available",
-    "versions of relevant libraries", "python version:", "cpu:"};
+constexpr std::array<std::string_view, 14> kEnvMarkers{"collecting environment information",
+                                                       "pytorch version:",
+                                                       "gpu models and configuration",
+                                                       "os:",
+                                                       "driver version",
+                                                       "level_zero",
+                                                       "level zero",
+                                                       "arc(tm)",
+                                                       "sycl-ls",
+                                                       "clinfo",
+                                                       "is xpu available",
+                                                       "versions of relevant libraries",
+                                                       "python version:",
+                                                       "cpu:"};
 
 bool holds_env_dump(std::string_view block_lower) {
   int hits = 0;
@@ -61,8 +71,8 @@ std::string strip_html(std::string_view in, bool& had_html, Budget* budget) {
     }
   }
   static constexpr std::array<std::string_view, 22> kTags{
-      "table", "tbody", "thead", "tfoot", "tr", "td", "th", "col", "colgroup", "br", "span", "font", "p", "div",
-      "b", "i", "strong", "em", "summary", "details", "style", "sup"};
+      "table", "tbody", "thead", "tfoot", "tr", "td",     "th", "col",     "colgroup", "br",    "span",
+      "font",  "p",     "div",   "b",     "i",  "strong", "em", "summary", "details",  "style", "sup"};
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -80,9 +90,12 @@ std::string strip_html(std::string_view in, bool& had_html, Budget* budget) {
         auto name = lower(inner.substr(0, n));
         if (n > 0 && std::find(kTags.begin(), kTags.end(), name) != kTags.end()) {
           had_html = true;
-          if (name == "tr" && !end_tag) out += '\n';
-          else if ((name == "td" || name == "th") && end_tag) out += " | ";
-          else if (name == "br" || name == "p" || name == "div") out += (name == "br" ? " " : "\n");
+          if (name == "tr" && !end_tag)
+            out += '\n';
+          else if ((name == "td" || name == "th") && end_tag)
+            out += " | ";
+          else if (name == "br" || name == "p" || name == "div")
+            out += (name == "br" ? " " : "\n");
           i = close + 1;
           continue;
         }
@@ -157,9 +170,9 @@ std::string strip_urls(std::string_view s) {
 bool parse_number(std::string_view s, double& out) {
   s = trim(s);
   std::size_t i = 0;
-  while (i < s.size() && !(std::isdigit(static_cast<unsigned char>(s[i])) ||
-                           ((s[i] == '-' || s[i] == '.') && i + 1 < s.size() &&
-                            std::isdigit(static_cast<unsigned char>(s[i + 1])))))
+  while (i < s.size() &&
+         !(std::isdigit(static_cast<unsigned char>(s[i])) ||
+           ((s[i] == '-' || s[i] == '.') && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))))
     ++i;
   if (i >= s.size()) return false;
   auto [ptr, ec] = std::from_chars(s.data() + i, s.data() + s.size(), out);
@@ -279,9 +292,9 @@ bool is_env_line(std::string_view line) {
   while (!t.empty() && !std::isalnum(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
   auto l = lower(t);
   static constexpr std::array<std::string_view, 22> kPrefixes{
-      "environment", "env:", "env ", "os:", "os version", "kernel", "driver", "gpu:", "gpu models", "device:",
-      "cpu:", "python", "pytorch:", "torch:", "triton:", "intel-opencl", "libze", "oneapi", "dpc++", "level zero",
-      "level_zero", "transformers:"};
+      "environment", "env:",    "env ",  "os:",        "os version", "kernel",       "driver",  "gpu:",
+      "gpu models",  "device:", "cpu:",  "python",     "pytorch:",   "torch:",       "triton:", "intel-opencl",
+      "libze",       "oneapi",  "dpc++", "level zero", "level_zero", "transformers:"};
   for (auto p : kPrefixes)
     if (l.starts_with(p)) return true;
   return l.find("arc(tm)") != std::string::npos || l.find("intel(r)") != std::string::npos;
@@ -290,9 +303,9 @@ bool is_env_line(std::string_view line) {
 bool is_error_line(std::string_view line) {
   auto l = lower(line);
   static constexpr std::array<std::string_view, 16> kMarks{
-      "error", "exception", "traceback", "failed", "segmentation fault", "core dumped", "aborted", "assert",
-      "file \"", "sigsegv", "sigabrt", "terminate called", "undefined reference", "not close", "mismatch",
-      "timeout"};
+      "error",    "exception", "traceback", "failed",  "segmentation fault", "core dumped",         "aborted",
+      "assert",   "file \"",   "sigsegv",   "sigabrt", "terminate called",   "undefined reference", "not close",
+      "mismatch", "timeout"};
   for (auto m : kMarks)
     if (l.find(m) != std::string::npos) return true;
   // Whole words only: "change" is not a hang.

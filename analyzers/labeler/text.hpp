@@ -26,9 +26,9 @@ std::string format_number(double v, int digits = 3);
 std::string erase_all(std::string_view s, std::string_view needle);
 
 struct Preprocessed {
-  std::vector<std::string> lines;       // the body that rules read, one entry per line
-  std::string env;                      // the environment zone that was cut (never a source of hw / os)
-  std::vector<std::string> struck;      // case rows struck through (resolved)
+  std::vector<std::string> lines;   // the body that rules read, one entry per line
+  std::string env;                  // the environment zone that was cut (never a source of hw / os)
+  std::vector<std::string> struck;  // case rows struck through (resolved)
   int cc_lines_dropped = 0;
   bool had_html = false;
 };

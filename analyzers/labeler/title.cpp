@@ -143,8 +143,10 @@ TitleInfo parse_title(std::string_view title, const Taxonomy& taxonomy) {
       tok.clear();
     };
     for (char c : tag) {
-      if (c == ' ' || c == ',' || c == '+' || c == '-' || c == '/') flush();
-      else tok += c;
+      if (c == ' ' || c == ',' || c == '+' || c == '-' || c == '/')
+        flush();
+      else
+        tok += c;
     }
     flush();
   }

@@ -11,6 +11,7 @@ namespace perftriage::analyzers::labeler {
 namespace {
 
 // Longest spellings first: amp_bf16 before bf16.
+// clang-format off
 constexpr std::array<std::pair<std::string_view, std::string_view>, 47> kDtypes{{
     {"amp_bf16", "amp_bf16"},   {"amp_bfloat16", "amp_bf16"}, {"ampbf16", "amp_bf16"},
     {"amp_fp16", "amp_fp16"},   {"amp_float16", "amp_fp16"},  {"ampfp16", "amp_fp16"},
@@ -29,6 +30,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 47> kDtypes{
     {"int8", "int8"},           {"int4", "int4"},             {"qint8", "int8"},
     {"w4a16", "int4"},          {"int", "int32"},
 }};
+// clang-format on
 
 std::string amp_form(std::string s) {
   // amp-bf16, amp bf16, amp/bf16 -> amp_bf16
@@ -125,10 +127,20 @@ std::string dtype_from_test_name(std::string_view name) {
 
 bool is_e2e_status(std::string_view token) {
   auto t = lower(trim(token));
-  static constexpr std::array<std::string_view, 14> kStatuses{
-      "fail_accuracy", "fail_to_run", "eager_fail_to_run", "eager_1st_run_fail", "eager_2nd_run_fail",
-      "eager_two_runs_differ", "eager_1st_run_oom", "eager_variation", "timeout", "model_fail_to_load",
-      "infra_error", "fail_exception", "pass", "pass_due_to_skip"};
+  static constexpr std::array<std::string_view, 14> kStatuses{"fail_accuracy",
+                                                              "fail_to_run",
+                                                              "eager_fail_to_run",
+                                                              "eager_1st_run_fail",
+                                                              "eager_2nd_run_fail",
+                                                              "eager_two_runs_differ",
+                                                              "eager_1st_run_oom",
+                                                              "eager_variation",
+                                                              "timeout",
+                                                              "model_fail_to_load",
+                                                              "infra_error",
+                                                              "fail_exception",
+                                                              "pass",
+                                                              "pass_due_to_skip"};
   for (auto s : kStatuses)
     if (t == s) return true;
   return false;

@@ -115,9 +115,8 @@ Verdict attention_verdict(const TraceModel& model, const Census& census, const A
             fmt::format("no SDPA op; {} softmax kernels between gemm kernels (hand-written attention)", sandwiches),
             sandwiches};
   }
-  return {"none",
-          softmax_kernels > 0 ? "softmax kernels but no gemm -> softmax -> gemm pattern and no SDPA op"
-                              : "no attention ops or kernels"};
+  return {"none", softmax_kernels > 0 ? "softmax kernels but no gemm -> softmax -> gemm pattern and no SDPA op"
+                                      : "no attention ops or kernels"};
 }
 
 }  // namespace

@@ -10,8 +10,8 @@ namespace perftriage::analyzers::trace {
 namespace {
 
 int class_rank(std::string_view cls) {
-  static constexpr std::array<std::string_view, 9> kOrder{"gemm",       "softmax", "triton", "attention", "collective",
-                                                          "conv",       "memcpy",  "memset", "other"};
+  static constexpr std::array<std::string_view, 9> kOrder{"gemm", "softmax", "triton", "attention", "collective",
+                                                          "conv", "memcpy",  "memset", "other"};
   for (std::size_t i = 0; i < kOrder.size(); ++i) {
     if (kOrder[i] == cls) return static_cast<int>(i);
   }
@@ -21,7 +21,8 @@ int class_rank(std::string_view cls) {
 bool attention_relevant(std::string_view cls, std::string_view label) {
   if (cls == "gemm" || cls == "attention") return true;
   if (cls == "softmax") return label == "softmax" || label == "softmax_bwd";
-  if (cls == "triton") return label.find("softmax") != std::string_view::npos && label.find("log_softmax") == std::string_view::npos;
+  if (cls == "triton")
+    return label.find("softmax") != std::string_view::npos && label.find("log_softmax") == std::string_view::npos;
   return false;
 }
 
@@ -81,7 +82,7 @@ nlohmann::json census_json(const Census& c, const TraceModel& model) {
     const auto idx = static_cast<std::size_t>(i);
     if (c.class_count[idx] == 0) continue;
     classes[std::string(to_string(static_cast<KernelClass>(i)))] = {{"count", c.class_count[idx]},
-                                                                     {"time_us", c.class_time_us[idx]}};
+                                                                    {"time_us", c.class_time_us[idx]}};
   }
   j["classes"] = classes;
   nlohmann::json groups = nlohmann::json::object();

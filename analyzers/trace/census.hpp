@@ -24,13 +24,13 @@ struct Census {
   double kernel_time_us = 0;
   std::array<std::int64_t, kKernelClassCount> class_count{};
   std::array<double, kKernelClassCount> class_time_us{};
-  std::map<std::string, GroupStat> groups;     // "gemm", "flash_fwd", "triton safe_softmax_add", ...
+  std::map<std::string, GroupStat> groups;  // "gemm", "flash_fwd", "triton safe_softmax_add", ...
   std::map<std::string, std::int64_t> triton_kinds;
-  std::vector<KernelInfo> info;                // per TraceModel::names id
+  std::vector<KernelInfo> info;  // per TraceModel::names id
   std::int64_t fused_attention_kernels = 0;
   std::int64_t reference_sdpa_kernels = 0;
   std::int64_t triton_safe_softmax_kernels = 0;
-  std::int64_t softmax_forward_kernels = 0;    // non-log forward softmax (eager or triton)
+  std::int64_t softmax_forward_kernels = 0;  // non-log forward softmax (eager or triton)
   std::int64_t log_softmax_kernels = 0;
 };
 

@@ -210,7 +210,8 @@ Result<nlohmann::json> diff(const nlohmann::json& base, const nlohmann::json& ta
     return r.is_object() && r.contains("census") && r["census"].is_object() && r["census"].contains("groups");
   };
   if (!has_census(base) || !has_census(target)) {
-    return make_error(ErrorKind::unprocessable, "not_traces", "a diff needs two kernel traces (classify results with a census)");
+    return make_error(ErrorKind::unprocessable, "not_traces",
+                      "a diff needs two kernel traces (classify results with a census)");
   }
   const auto& bg = base["census"]["groups"];
   const auto& tg = target["census"]["groups"];
@@ -224,7 +225,8 @@ Result<nlohmann::json> diff(const nlohmann::json& base, const nlohmann::json& ta
     const double bt = bg.contains(l) ? bg[l].value("time_us", 0.0) : 0.0;
     const double tt = tg.contains(l) ? tg[l].value("time_us", 0.0) : 0.0;
     const std::string cls = bg.contains(l) ? bg[l].value("class", "other") : tg[l].value("class", "other");
-    groups[l] = {{"class", cls}, {"base", b}, {"target", t}, {"delta", t - b}, {"base_time_us", bt}, {"target_time_us", tt}};
+    groups[l] = {{"class", cls},   {"base", b},          {"target", t},
+                 {"delta", t - b}, {"base_time_us", bt}, {"target_time_us", tt}};
   }
   nlohmann::json out;
   out["base"] = base.value("file", "");

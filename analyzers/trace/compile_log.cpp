@@ -39,8 +39,8 @@ std::string normalise_reason(std::string_view reason) {
   while (b < s.size() && !not_space(static_cast<unsigned char>(s[b]))) ++b;
   s.erase(0, b);
   if (s.size() >= 2 && (s.front() == '\'' || s.front() == '"') && s.back() == s.front()) s = s.substr(1, s.size() - 2);
-  // "- 0/1: tensor 'x' size mismatch at index 0. expected 3, actual 4" -> "tensor 'x' size mismatch at index 0. expected N, actual N"
-  // RE2: linear time, no recursion on the input (std::regex overflowed the stack on long lines).
+  // "- 0/1: tensor 'x' size mismatch at index 0. expected 3, actual 4" -> "tensor 'x' size mismatch at index 0.
+  // expected N, actual N" RE2: linear time, no recursion on the input (std::regex overflowed the stack on long lines).
   // Byte semantics (Latin-1) as std::regex on std::string; [[:space:]] is std::regex's \s (RE2's lacks \v).
   static const auto kOptions = [] {
     RE2::Options o;
@@ -69,7 +69,8 @@ void add_reason(CompileLog& log, std::string_view reason, std::string_view locat
 LogKind sniff_log(std::string_view text) {
   const std::string_view head = text.substr(0, 4 << 20);
   if (head.find('\0') != std::string_view::npos) return LogKind::unknown;
-  if (head.find("[__graph_breaks]") != std::string_view::npos || head.find("[__recompiles]") != std::string_view::npos ||
+  if (head.find("[__graph_breaks]") != std::string_view::npos ||
+      head.find("[__recompiles]") != std::string_view::npos ||
       head.find("Graph break in user code") != std::string_view::npos ||
       head.find("Graph break from `Tensor.item()`") != std::string_view::npos ||
       head.find("Recompiling function") != std::string_view::npos ||
@@ -84,7 +85,8 @@ LogKind sniff_log(std::string_view text) {
     if (rest.size() != line.size() && !rest.empty() && rest.front() == '{') ++envelopes;
   });
   if (envelopes > 0) return LogKind::tlparse;
-  if (head.find("Graph Count:") != std::string_view::npos && head.find("Graph Break Count:") != std::string_view::npos) {
+  if (head.find("Graph Count:") != std::string_view::npos &&
+      head.find("Graph Break Count:") != std::string_view::npos) {
     return LogKind::explain;
   }
   return LogKind::unknown;

@@ -29,20 +29,20 @@ struct ExplainBlock {
 
 struct CompileLog {
   LogKind kind = LogKind::unknown;
-  std::int64_t graph_breaks = 0;          // from log lines / tlparse envelopes
-  std::int64_t explain_graph_breaks = 0;  // sum of explain() "Graph Break Count"
+  std::int64_t graph_breaks = 0;              // from log lines / tlparse envelopes
+  std::int64_t explain_graph_breaks = 0;      // sum of explain() "Graph Break Count"
   std::map<std::string, ReasonStat> reasons;  // normalised graph-break reason -> count, locations
   std::int64_t recompiles = 0;
   std::map<std::string, std::int64_t> recompile_reasons;
   bool recompile_limit_hit = false;
-  std::set<std::int64_t> frames;          // distinct frame ids
-  std::int64_t compiles = 0;              // compilation_metrics entries (tlparse)
-  std::int64_t restarts = 0;              // compiles restarted after a graph break (tlparse)
-  std::int64_t item_warnings = 0;         // "Graph break from `Tensor.item()`" warnings
-  std::vector<nlohmann::json> failures;   // compile failures: fail_type, fail_reason, frame
+  std::set<std::int64_t> frames;         // distinct frame ids
+  std::int64_t compiles = 0;             // compilation_metrics entries (tlparse)
+  std::int64_t restarts = 0;             // compiles restarted after a graph break (tlparse)
+  std::int64_t item_warnings = 0;        // "Graph break from `Tensor.item()`" warnings
+  std::vector<nlohmann::json> failures;  // compile failures: fail_type, fail_reason, frame
   std::vector<ExplainBlock> explains;
-  bool has_dynamo = false;                // saw dynamo compile activity at all
-  std::int64_t envelopes = 0;             // tlparse structured lines
+  bool has_dynamo = false;     // saw dynamo compile activity at all
+  std::int64_t envelopes = 0;  // tlparse structured lines
 };
 
 // Strips a glog prefix ("V0820 01:43:43.388000 8 path.py:560] "); returns the line unchanged without one.

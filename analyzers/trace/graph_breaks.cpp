@@ -13,7 +13,8 @@ nlohmann::json graph_breaks_finding(const CompileLog& log) {
   const std::int64_t breaks = log.graph_breaks + log.explain_graph_breaks;
   nlohmann::json reasons = nlohmann::json::array();
   std::vector<std::pair<std::string, ReasonStat>> sorted(log.reasons.begin(), log.reasons.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   std::vector<std::string> reason_text;
   for (const auto& [r, st] : sorted) {
     reasons.push_back({{"reason", r}, {"count", st.count}, {"locations", st.locations}});
@@ -65,7 +66,8 @@ nlohmann::json graph_breaks_finding(const CompileLog& log) {
   }
   nlohmann::json explains = nlohmann::json::array();
   for (const auto& e : log.explains) {
-    explains.push_back({{"graph_count", e.graph_count}, {"graph_break_count", e.graph_break_count}, {"op_count", e.op_count}});
+    explains.push_back(
+        {{"graph_count", e.graph_count}, {"graph_break_count", e.graph_break_count}, {"op_count", e.op_count}});
   }
   nlohmann::json f;
   f["classifier"] = "graph_breaks";

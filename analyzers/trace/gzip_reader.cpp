@@ -96,7 +96,8 @@ Result<PaddedBuffer> gunzip(std::string_view compressed, std::string_view file_n
         return make_error(ErrorKind::unprocessable, "bad_gzip",
                           fmt::format("garbage after the gzip stream at byte {}", in_pos), file);
       }
-      if (inflateReset(&inf.zs) != Z_OK) return make_error(ErrorKind::internal, "zlib_reset", "inflateReset failed", file);
+      if (inflateReset(&inf.zs) != Z_OK)
+        return make_error(ErrorKind::internal, "zlib_reset", "inflateReset failed", file);
       continue;
     }
     if (rc == Z_OK) continue;

@@ -135,8 +135,8 @@ Verdict host_bound_verdict(const HostStats& s, const ClassifyOptions& o, bool ha
     return {"no", fmt::format("device busy {:.1f}% >= {:.0f}%", 100 * s.busy_fraction, 100 * o.not_bound_min_busy)};
   std::string why;
   if (host_waits) why += fmt::format("; {:.0f}% of attributed idle time waits for the host", 100 * share);
-  if (tiny) why += fmt::format("; median kernel {:.1f} us <= median launch {:.1f} us", s.median_kernel_us,
-                               s.median_launch_us);
+  if (tiny)
+    why += fmt::format("; median kernel {:.1f} us <= median launch {:.1f} us", s.median_kernel_us, s.median_launch_us);
   if (s.busy_fraction < o.idle_device_max_busy) {
     return {"yes", fmt::format("device busy {:.1f}% < {:.0f}%: the device idles while the host works",
                                100 * s.busy_fraction, 100 * o.idle_device_max_busy) +
@@ -183,9 +183,8 @@ HostStats host_stats(const TraceModel& model) {
   }
   s.kernels = static_cast<std::int64_t>(kernel_durs.size());
   if (order.empty()) return s;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return model.device[a].ts < model.device[b].ts;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return model.device[a].ts < model.device[b].ts; });
 
   Timeline t = walk_timeline(model, order, s);
   if (t.launch_durs.empty()) {

@@ -10,8 +10,8 @@ namespace perftriage::analyzers::trace {
 
 struct HostStats {
   std::int64_t kernels = 0;
-  double span_us = 0;          // last device activity end - first start
-  double busy_us = 0;          // merged device activity (kernels + memcpy + memset)
+  double span_us = 0;  // last device activity end - first start
+  double busy_us = 0;  // merged device activity (kernels + memcpy + memset)
   double busy_fraction = 0;
   double kernel_busy_fraction = 0;  // kernels only
   double idle_us = 0;

@@ -83,9 +83,10 @@ KernelInfo triton_info(std::string_view name) {
   std::string_view label = us == std::string_view::npos ? std::string_view{} : rest.substr(us + 1);
   if (label.starts_with("fused_")) label.remove_prefix(6);
   // trailing "_<n>" kernel index
-  if (auto last = label.rfind('_'); last != std::string_view::npos && last + 1 < label.size() &&
-                                    std::all_of(label.begin() + static_cast<std::ptrdiff_t>(last) + 1, label.end(),
-                                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+  if (auto last = label.rfind('_');
+      last != std::string_view::npos && last + 1 < label.size() &&
+      std::all_of(label.begin() + static_cast<std::ptrdiff_t>(last) + 1, label.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
     label = label.substr(0, last);
   }
   while (!label.empty() && label.front() == '_') label.remove_prefix(1);
@@ -163,7 +164,8 @@ KernelInfo classify_kernel_name(std::string_view name) {
   if (has(ls, "softmax")) {
     k.cls = KernelClass::softmax;
     k.softmax_backward = has(ls, "backward") || has(ls, "bwd") || has(ls, "_bw");
-    // cunn_SoftMaxForward<..., LogSoftMaxForwardEpilogue>; softmax_warp_forward<in, out, acc, log2, is_log_softmax, ...>
+    // cunn_SoftMaxForward<..., LogSoftMaxForwardEpilogue>; softmax_warp_forward<in, out, acc, log2, is_log_softmax,
+    // ...>
     k.log_softmax = has(l, "logsoftmax") || has(l, "log_softmax");
     if (!k.log_softmax && (ls.starts_with("softmax_warp_forward") || ls.starts_with("softmax_warp_backward"))) {
       const std::string_view name_tail = name.substr(name.find(k.short_name));

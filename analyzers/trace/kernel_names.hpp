@@ -12,10 +12,10 @@ inline constexpr int kKernelClassCount = 9;
 
 struct KernelInfo {
   KernelClass cls = KernelClass::other;
-  std::string group;       // evidence label: "gemm", "flash_fwd", "micro_sdpa", "triton safe_softmax_add", "softmax"
-  std::string short_name;  // readable name: template arguments and namespaces stripped
-  std::string triton_kind; // poi/red/per/tem/for/spl/... for triton kernels
-  bool log_softmax = false;     // softmax kernel that is a log_softmax (not attention)
+  std::string group;         // evidence label: "gemm", "flash_fwd", "micro_sdpa", "triton safe_softmax_add", "softmax"
+  std::string short_name;    // readable name: template arguments and namespaces stripped
+  std::string triton_kind;   // poi/red/per/tem/for/spl/... for triton kernels
+  bool log_softmax = false;  // softmax kernel that is a log_softmax (not attention)
   bool softmax_backward = false;
   bool safe_softmax = false;    // triton kernel fusing aten::_safe_softmax (SDPA math decomposition)
   bool reference_sdpa = false;  // oneDNN ref_sdpa: "fused" op but the slow reference kernel

@@ -19,7 +19,8 @@ struct DeviceActivity {
   bool has_correlation = false;
 };
 
-struct LaunchCall {  // runtime/driver call that launches a kernel (cudaLaunchKernel, hipModuleLaunchKernel, urEnqueueKernelLaunch...)
+struct LaunchCall {  // runtime/driver call that launches a kernel (cudaLaunchKernel, hipModuleLaunchKernel,
+                     // urEnqueueKernelLaunch...)
   double ts = 0;
   double dur = 0;
   std::uint64_t correlation = 0;

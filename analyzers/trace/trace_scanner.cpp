@@ -20,7 +20,16 @@ namespace {
 namespace od = simdjson::ondemand;
 
 enum class Cat : std::uint8_t {
-  none, kernel, memcpy, memset, cpu_op, runtime, user_annotation, gpu_user_annotation, python_function, other
+  none,
+  kernel,
+  memcpy,
+  memset,
+  cpu_op,
+  runtime,
+  user_annotation,
+  gpu_user_annotation,
+  python_function,
+  other
 };
 
 struct CatInfo {
@@ -210,8 +219,8 @@ class Scanner {
   std::uint32_t intern(std::string_view name);
   Result<void> read_envelope(const std::string& json_text, bool head);
   Snapshot snapshot() const {
-    return {model_.device.size(), model_.launches.size(), model_.regions.size(), model_.counters,
-            model_.attention_ops, model_.categories};
+    return {model_.device.size(), model_.launches.size(), model_.regions.size(),
+            model_.counters,      model_.attention_ops,   model_.categories};
   }
   void restore(Snapshot s) {
     model_.device.resize(s.device);
@@ -383,7 +392,8 @@ Result<std::size_t> Scanner::scan_events(std::size_t begin) {
     if (cut == std::string::npos) {
       final = true;
       cut = last_bracket(pos);
-      if (cut == std::string::npos) return refuse("invalid_json", "truncated JSON: the trace events array is not closed");
+      if (cut == std::string::npos)
+        return refuse("invalid_json", "truncated JSON: the trace events array is not closed");
     }
     ChunkResult result;
     for (;;) {
@@ -392,8 +402,9 @@ Result<std::size_t> Scanner::scan_events(std::size_t begin) {
       if (err == simdjson::SUCCESS) break;
       restore(std::move(snap));
       if (non_object_element_) {
-        return refuse("not_trace_events", "the event array holds values that are not event objects "
-                                          "(a memory timeline or another JSON dump, not a profiler trace)");
+        return refuse("not_trace_events",
+                      "the event array holds values that are not event objects "
+                      "(a memory timeline or another JSON dump, not a profiler trace)");
       }
       if (final) {
         return refuse("invalid_json", fmt::format("truncated or invalid JSON in the trace events after byte {} ({})",
@@ -403,7 +414,8 @@ Result<std::size_t> Scanner::scan_events(std::size_t begin) {
       if (cut == std::string::npos) {
         final = true;
         cut = last_bracket(pos);
-        if (cut == std::string::npos) return refuse("invalid_json", "truncated JSON: the trace events array is not closed");
+        if (cut == std::string::npos)
+          return refuse("invalid_json", "truncated JSON: the trace events array is not closed");
       }
     }
     if (result.ended) return result.tail;
@@ -420,8 +432,8 @@ Result<void> Scanner::read_envelope(const std::string& text, bool head) {
   simdjson::dom::element root;
   const simdjson::padded_string padded(text);
   if (auto err = p.parse(padded).get(root)) {
-    return refuse("invalid_json", fmt::format("invalid JSON {} the traceEvents array ({})",
-                                              head ? "before" : "after", simdjson::error_message(err)));
+    return refuse("invalid_json", fmt::format("invalid JSON {} the traceEvents array ({})", head ? "before" : "after",
+                                              simdjson::error_message(err)));
   }
   simdjson::dom::object obj;
   if (root.get_object().get(obj)) return refuse("invalid_json", "the trace is not a JSON object");
@@ -445,8 +457,9 @@ Result<TraceModel> Scanner::run() {
     if (first >= size_) return refuse("invalid_json", "truncated JSON array");
     if (data_[first] == ']') return refuse("no_events", "an empty JSON array: no trace events");
     if (data_[first] != '{') {
-      return refuse("not_trace_events", "a JSON array whose elements are not event objects (a memory timeline or "
-                                        "another JSON dump, not a profiler trace)");
+      return refuse("not_trace_events",
+                    "a JSON array whose elements are not event objects (a memory timeline or "
+                    "another JSON dump, not a profiler trace)");
     }
     PT_ASSIGN(const std::size_t end, scan_events(p + 1));
     if (skip_ws(end) != size_) return refuse("invalid_json", "content after the event array");

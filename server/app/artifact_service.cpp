@@ -1,10 +1,10 @@
-#include "common/json_text.hpp"
 #include "server/app/artifact_service.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
+#include "common/json_text.hpp"
 #include "schema/blob_codec.hpp"
 
 namespace perftriage::server {
@@ -20,7 +20,8 @@ bool has_control(const std::string& s) {
 }
 
 std::string case_text(const model::CaseRef& c) {
-  return c.suite + "/" + c.dtype + "/" + c.mode + "/" + c.model + (c.config.empty() ? "" : " (config " + c.config + ")");
+  return c.suite + "/" + c.dtype + "/" + c.mode + "/" + c.model +
+         (c.config.empty() ? "" : " (config " + c.config + ")");
 }
 
 }  // namespace
@@ -54,8 +55,8 @@ Result<CaseLookup> find_case(schema::Store& store, const std::string& run_key, c
       return make_error(ErrorKind::not_found, "no_model",
                         "run '" + run_key + "' has no result for model '" + case_ref.model + "'", {}, 0, "model");
     }
-    return make_error(ErrorKind::not_found, "no_case",
-                      "run '" + run_key + "' has no result for " + case_text(case_ref), {}, 0, "case");
+    return make_error(ErrorKind::not_found, "no_case", "run '" + run_key + "' has no result for " + case_text(case_ref),
+                      {}, 0, "case");
   }
   std::set<std::string> configs;
   for (const auto& r : rows) configs.insert(r.config);
@@ -73,8 +74,8 @@ Result<CaseLookup> find_case(schema::Store& store, const std::string& run_key, c
 Result<AttachOutcome> attach_artifact(schema::Store& store, const CaseLookup& found, const UploadedFile& file,
                                       const std::string& role, const analyzers::trace::ClassifyOptions& options) {
   if (role.size() > kMaxRoleBytes || has_control(role)) {
-    return make_error(ErrorKind::invalid_input, "bad_role",
-                      "role must be at most 64 bytes without control characters", {}, 0, "role");
+    return make_error(ErrorKind::invalid_input, "bad_role", "role must be at most 64 bytes without control characters",
+                      {}, 0, "role");
   }
   const std::string sha = schema::sha256_hex(file.bytes());
   auto& db = store.db();

@@ -29,8 +29,8 @@ Result<std::string> checked_file_name(const std::string& name);
 
 struct CaseLookup {
   model::RunRecord run;
-  model::CaseRef case_ref;                  // config resolved from the rows
-  std::vector<model::ResultRecord> rows;    // performance and accuracy rows of the case
+  model::CaseRef case_ref;                // config resolved from the rows
+  std::vector<model::ResultRecord> rows;  // performance and accuracy rows of the case
 };
 
 // The result rows of suite/dtype/mode/model in run `run_key` (config "" = the only one there is).

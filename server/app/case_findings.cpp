@@ -21,7 +21,8 @@ Result<std::map<CaseKey, std::vector<FindingSummary>>> findings_for_run(schema::
     auto& list = out[CaseKey{a.case_ref.suite, a.case_ref.dtype, a.case_ref.mode, a.case_ref.model, a.case_ref.config}];
     for (const auto& f : findings) {
       if (!f.is_object()) continue;
-      list.push_back({a.id, a.name, a.role, f.value("classifier", ""), f.value("verdict", ""), f.value("evidence", "")});
+      list.push_back(
+          {a.id, a.name, a.role, f.value("classifier", ""), f.value("verdict", ""), f.value("evidence", "")});
     }
   }
   return out;

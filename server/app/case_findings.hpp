@@ -60,8 +60,8 @@ struct SourcedFinding {
 // The combined explanation of a case, never a guess:
 // {"verdict": "explained" | "inconclusive" | "unexplained", "causes": [{"source","classifier","verdict","evidence"}],
 //  "unknown": [classifier...], "text": "attention: math_fallback; graph_breaks: yes" | "unexplained" | ...}.
-// Causes are the verdicts that are not no / none / fused / unknown. A classifier is unknown only when no source gave it a
-// definite verdict (a kernel trace's graph_breaks "unknown" does not hide the result row's "no").
+// Causes are the verdicts that are not no / none / fused / unknown. A classifier is unknown only when no source gave it
+// a definite verdict (a kernel trace's graph_breaks "unknown" does not hide the result row's "no").
 nlohmann::json explain_case(const std::vector<SourcedFinding>& findings);
 
 }  // namespace perftriage::server

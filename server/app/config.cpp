@@ -103,6 +103,7 @@ std::string check_secret_path(const Value& v) {
 // The table. Each line: where the setting lives (TOML, environment, flag), its kind and range, and how it maps onto
 // Settings. Units are in the key (…_mb, …_kb, …_s, …_ms, …_days); Settings holds bytes and seconds.
 const std::vector<Option>& table() {
+  // clang-format off
   static const std::vector<Option> kOptions = {
       // [server]
       {.section = "server", .key = "listen", .flag = "listen", .kind = Kind::text,
@@ -310,6 +311,7 @@ const std::vector<Option>& table() {
        .set = [](Settings& s, const Value& v) { s.retention.sent_outbox_days = static_cast<int>(integer(v)); },
        .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.retention.sent_outbox_days); }},
   };
+  // clang-format on
   return kOptions;
 }
 #pragma GCC diagnostic pop
@@ -497,8 +499,8 @@ bool is_section(std::string_view name) {
 }
 
 std::string trim_secret(std::string value) {
-  while (!value.empty() && (value.back() == '\n' || value.back() == '\r' || value.back() == ' ' ||
-                            value.back() == '\t')) {
+  while (!value.empty() &&
+         (value.back() == '\n' || value.back() == '\r' || value.back() == ' ' || value.back() == '\t')) {
     value.pop_back();
   }
   return value;
@@ -560,9 +562,7 @@ std::string to_string(const ConfigError& e) {
 ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Settings& settings, Sources* sources) {
   ConfigErrors errors;
   const std::string file(file_name);
-  auto error = [&](Where at, std::string message) {
-    errors.push_back({file, at.line, at.column, std::move(message)});
-  };
+  auto error = [&](Where at, std::string message) { errors.push_back({file, at.line, at.column, std::move(message)}); };
   toml::table doc;
   try {
     doc = toml::parse(text_in, file_name);
@@ -748,8 +748,9 @@ ConfigErrors load_secrets(Settings& settings, const Env& env) {
     }
     std::ifstream in(*path, std::ios::binary);
     if (!in) {
-      errors.push_back({setting, 0, 0, "cannot read '" + *path + "': " + std::strerror(errno) +
-                                           " (refusing to start without the secret it names)"});
+      errors.push_back({setting, 0, 0,
+                        "cannot read '" + *path + "': " + std::strerror(errno) +
+                            " (refusing to start without the secret it names)"});
       return;
     }
     std::stringstream ss;

@@ -40,13 +40,13 @@ struct Option {
   std::string_view key;      // the TOML key
   std::string_view flag;     // serve's flag without "--"; "" = none. A boolean flag sets the setting to true.
   Kind kind = Kind::text;
-  double min = 0;            // integer / number: the inclusive range
+  double min = 0;  // integer / number: the inclusive range
   double max = 0;
   bool min_exclusive = false;  // number: the value must be > min (a timeout of 0 means nothing)
-  std::string_view meaning;  // one line for `config keys`, docs/config.md and deploy/perftriage.toml
+  std::string_view meaning;    // one line for `config keys`, docs/config.md and deploy/perftriage.toml
   void (*set)(Settings&, const Value&) = nullptr;  // the value has the option's kind and passed the checks
   Value (*get)(const Settings&) = nullptr;
-  std::string (*check)(const Value&) = nullptr;    // a rule beyond kind and range: "" = fine, else why not
+  std::string (*check)(const Value&) = nullptr;  // a rule beyond kind and range: "" = fine, else why not
 
   [[nodiscard]] std::string env() const;   // PERFTRIAGE_SERVER_LISTEN
   [[nodiscard]] std::string name() const;  // server.listen
@@ -67,8 +67,8 @@ inline constexpr const char* kConfigEnv = "PERFTRIAGE_CONFIG";
 inline constexpr const char* kDbEnv = "PERFTRIAGE_DB";
 
 struct ConfigError {
-  std::string source;      // the file, the environment variable or the flag ("--listen")
-  std::int64_t line = 0;   // 1-based; only in a file
+  std::string source;     // the file, the environment variable or the flag ("--listen")
+  std::int64_t line = 0;  // 1-based; only in a file
   std::int64_t column = 0;
   std::string message;
 };

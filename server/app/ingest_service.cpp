@@ -157,9 +157,9 @@ Result<std::vector<PreparedFile>> prepare_all(std::vector<ingest::InputFile> fil
 }
 
 // Reads the kept rows of a result file again and hands each, with its flags, to `sink` (which may store it).
-Result<analyzers::FlagCounts> judge_rows(const PreparedFile& p, const UploadMeta& meta,
-                                         const std::function<Result<void>(const ingest::ResultRow&,
-                                                                          const analyzers::RowVerdict&)>& sink) {
+Result<analyzers::FlagCounts> judge_rows(
+    const PreparedFile& p, const UploadMeta& meta,
+    const std::function<Result<void>(const ingest::ResultRow&, const analyzers::RowVerdict&)>& sink) {
   analyzers::FlagCounts counts;
   std::optional<Error> failure;
   PT_TRY(ingest::for_each_result_row(p.results, p.input.data(), p.input.path, [&](const ingest::ResultRow& row) {
@@ -217,11 +217,17 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
                       p.input.path);
   }
 
-  schema::NewFile nf{p.input.path, p.format, p.axes, p.input.data(), p.sha256, p.header,
+  schema::NewFile nf{p.input.path,
+                     p.format,
+                     p.axes,
+                     p.input.data(),
+                     p.sha256,
+                     p.header,
                      static_cast<std::int64_t>(p.is_reference ? p.reference.rows.size() : p.results.rows.size()),
-                     p.results.summary.duplicates_dropped, p.compressed};
+                     p.results.summary.duplicates_dropped,
+                     p.compressed};
   PT_ASSIGN(const std::int64_t file_id, live ? schema::replace_file(store.db(), run_id, live->id, nf)
-                                               : schema::insert_file(store.db(), run_id, nf));
+                                             : schema::insert_file(store.db(), run_id, nf));
   s.status = live ? "replaced" : "stored";
   if (p.is_reference) {
     PT_TRY(schema::insert_expectations(store.db(), run_id, file_id, p.reference.rows));
@@ -297,9 +303,9 @@ Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
 namespace {
 
 // The whole upload; `files` and everything derived from it are freed when it returns.
-Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta_in, std::vector<ingest::InputFile> files,
-                                    const ingest::UnpackLimits& limits, const ingest::CsvLimits& csv_limits,
-                                    std::size_t& upload_bytes) {
+Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta_in,
+                                    std::vector<ingest::InputFile> files, const ingest::UnpackLimits& limits,
+                                    const ingest::CsvLimits& csv_limits, std::size_t& upload_bytes) {
   for (const auto& f : files) upload_bytes += f.data().size();
   UploadMeta meta = meta_in;
   meta.axes.suite = ingest::normalize_suite(meta.axes.suite);
@@ -329,8 +335,8 @@ Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta
 
   IngestSummary summary;
   summary.run = meta.run.empty() ? default_run_key(meta.platform) : meta.run;
-  model::RunMeta run_meta{summary.run,     meta.platform,   meta.device, meta.torch_version,
-                           meta.commit,     meta.created_at, meta.tags,   meta.environment_json};
+  model::RunMeta run_meta{summary.run, meta.platform,   meta.device, meta.torch_version,
+                          meta.commit, meta.created_at, meta.tags,   meta.environment_json};
   if (run_meta.device.empty() && !prepared.empty()) run_meta.device = prepared.front().axes.device;
 
   PT_ASSIGN(auto tx, schema::Transaction::begin(store.db()));

@@ -36,8 +36,8 @@ struct FileSummary {
   std::string path, format, suite, dtype, mode, kind, device, config;
   std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0,
                invalid = 0;
-  std::string status;  // stored | duplicate | replaced
-  std::int64_t stored_file_id = 0;  // a performance file stored by this upload (feeds the backlog)
+  std::string status;                        // stored | duplicate | replaced
+  std::int64_t stored_file_id = 0;           // a performance file stored by this upload (feeds the backlog)
   std::vector<ingest::CsvWarning> warnings;  // accepted but not kept as written (extra cells dropped)
 };
 

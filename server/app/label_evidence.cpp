@@ -52,10 +52,14 @@ void add_verdicts(const json& findings, std::vector<std::string>& out) {
     const std::string cls = f.value("classifier", "");
     const std::string verdict =
         f.contains("verdict") && f["verdict"].is_string() ? f["verdict"].get<std::string>() : "";
-    if (cls == "attention" && verdict == "math_fallback") add("math fallback");
-    else if (cls == "attention" && verdict == "unfused") add("unfused attention");
-    else if (cls == "host_bound" && verdict == "yes") add("host-bound");
-    else if (cls == "graph_breaks" && verdict == "yes") add("graph breaks");
+    if (cls == "attention" && verdict == "math_fallback")
+      add("math fallback");
+    else if (cls == "attention" && verdict == "unfused")
+      add("unfused attention");
+    else if (cls == "host_bound" && verdict == "yes")
+      add("host-bound");
+    else if (cls == "graph_breaks" && verdict == "yes")
+      add("graph breaks");
   }
 }
 

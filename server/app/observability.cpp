@@ -1,4 +1,3 @@
-#include "common/json_text.hpp"
 #include "server/app/observability.hpp"
 
 // Metrics: one prometheus-cpp Registry for what is counted as requests are served (counters and histograms are
@@ -32,6 +31,7 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include "common/json_text.hpp"
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
 #include "server/app/app_context.hpp"
@@ -51,7 +51,7 @@ using prometheus::Histogram;
 // 1 ms .. 60 s: dashboard reads are a few ms, uploads of a nightly archive tens of seconds.
 const Histogram::BucketBoundaries& duration_buckets() {
   static const Histogram::BucketBoundaries b{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                             0.5,   1,      2.5,   5,    10,    20,   30,   60};
+                                             0.5,   1,      2.5,   5,    10,    20,   30,  60};
   return b;
 }
 
@@ -310,8 +310,12 @@ struct ScrapeGauges {
         .Register(now)
         .Add({})
         .Set(resident_bytes());
-    prometheus::BuildGauge().Name("process_open_fds").Help("Open file descriptors").Register(now).Add({}).Set(
-        open_fds());
+    prometheus::BuildGauge()
+        .Name("process_open_fds")
+        .Help("Open file descriptors")
+        .Register(now)
+        .Add({})
+        .Set(open_fds());
   }
   Gauge& db_bytes;
   Gauge& wal_bytes;

@@ -14,8 +14,8 @@ class AppContext;
 struct RequestRecord {
   std::string request_id;
   std::string method;
-  std::string route;       // the route's pattern ("/api/v1/runs/{key}"); "unmatched" when no route matched
-  std::string target;      // the path as requested (no query: queries may carry secrets)
+  std::string route;   // the route's pattern ("/api/v1/runs/{key}"); "unmatched" when no route matched
+  std::string target;  // the path as requested (no query: queries may carry secrets)
   unsigned status = 0;
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
@@ -37,7 +37,7 @@ class Observability {
   void connection_closed();
   void connection_refused(std::string_view reason);  // over the connection cap, timeouts
   void rows_ingested(std::int64_t n);
-  void upload_refused(std::string_view reason);       // the error code of a refused upload
+  void upload_refused(std::string_view reason);  // the error code of a refused upload
   void webhook_delivery(std::string_view event, std::string_view outcome);
   void cache_lookup(std::string_view cache, bool hit);
   // The exposition: every metric above plus gauges read from the database now.

@@ -12,7 +12,7 @@ namespace perftriage::server {
 using nlohmann::json;
 
 Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const std::string& run_key,
-                                                    const std::string& platform) {
+                                                   const std::string& platform) {
   if (!run_key.empty()) {
     PT_ASSIGN(auto run, schema::find_run(store.db(), run_key));
     if (!run) return make_error(ErrorKind::not_found, "no_run", "no run with key '" + run_key + "'", {}, 0, "run");
@@ -40,7 +40,7 @@ Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const s
 }
 
 Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,
-                                                     double threshold) {
+                                                    double threshold) {
   schema::ResultFilter filter;
   filter.flag = schema::ResultFlag::slow;
   filter.threshold = threshold;
@@ -87,11 +87,20 @@ json run_json(const model::RunRecord& run, const model::RunCounts& counts) {
 }
 
 json file_json(const model::FileRecord& f) {
-  return {{"path", f.path},       {"format", f.format},         {"suite", f.axes.suite},
-          {"dtype", f.axes.dtype}, {"mode", f.axes.mode},         {"kind", f.axes.kind},
-          {"device", f.axes.device}, {"config", f.axes.config},   {"sha256", f.sha256},
-          {"size", f.size},       {"rows", f.row_count},        {"duplicates_dropped", f.duplicates_dropped},
-          {"uploaded_at", f.uploaded_at}, {"raw_dropped", f.raw_dropped}};
+  return {{"path", f.path},
+          {"format", f.format},
+          {"suite", f.axes.suite},
+          {"dtype", f.axes.dtype},
+          {"mode", f.axes.mode},
+          {"kind", f.axes.kind},
+          {"device", f.axes.device},
+          {"config", f.axes.config},
+          {"sha256", f.sha256},
+          {"size", f.size},
+          {"rows", f.row_count},
+          {"duplicates_dropped", f.duplicates_dropped},
+          {"uploaded_at", f.uploaded_at},
+          {"raw_dropped", f.raw_dropped}};
 }
 
 json result_json(const model::ResultRecord& r, double threshold) {
@@ -142,7 +151,7 @@ json result_json(const model::ResultRecord& r, double threshold) {
 }
 
 json missing_json(const model::MissingRecord& m) {
-  return {{"suite", m.suite}, {"dtype", m.dtype},   {"mode", m.mode},         {"kind", m.kind},
+  return {{"suite", m.suite},   {"dtype", m.dtype}, {"mode", m.mode},     {"kind", m.kind},
           {"config", m.config}, {"model", m.model}, {"reason", m.reason}, {"evidence", m.evidence}};
 }
 

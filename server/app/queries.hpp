@@ -13,11 +13,11 @@ namespace perftriage::server {
 // --run KEY: that run (not_found otherwise); --platform P: its latest run; neither: the latest run of
 // every platform.
 Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const std::string& run_key,
-                                                    const std::string& platform);
+                                                   const std::string& platform);
 
 // Slow cases (0 < speedup < threshold) of the given runs, in the tracker's order.
 Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,
-                                                     double threshold);
+                                                    double threshold);
 
 // Parses a threshold given as text; must be a finite number > 0.
 Result<double> parse_threshold(const std::string& text, double fallback);

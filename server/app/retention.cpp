@@ -62,16 +62,15 @@ std::vector<schema::RunAge> select_expired_runs(const std::vector<schema::RunAge
     if (kept_by_tag(r.tags, keep_tags)) continue;
     out.push_back(r);
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.created_at, a.id) < std::tie(b.created_at, b.id);
-  });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.created_at, a.id) < std::tie(b.created_at, b.id); });
   return out;
 }
 
 nlohmann::json to_json(const RetentionReport& r) {
-  return {{"dry_run", r.dry_run},       {"raw_files", r.raw_files}, {"raw_bytes", r.raw_bytes},
-          {"runs", r.runs},             {"results", r.results},     {"webhook_deliveries", r.deliveries},
-          {"outbox", r.outbox},         {"batches", r.batches},     {"stopped", r.stopped}};
+  return {{"dry_run", r.dry_run}, {"raw_files", r.raw_files}, {"raw_bytes", r.raw_bytes},
+          {"runs", r.runs},       {"results", r.results},     {"webhook_deliveries", r.deliveries},
+          {"outbox", r.outbox},   {"batches", r.batches},     {"stopped", r.stopped}};
 }
 
 bool retention_enabled(const RetentionSettings& s) {

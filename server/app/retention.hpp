@@ -46,26 +46,24 @@ std::vector<schema::RunAge> select_expired_runs(const std::vector<schema::RunAge
 
 struct RetentionReport {
   bool dry_run = false;
-  std::int64_t raw_files = 0;        // files whose raw bytes were dropped
-  std::int64_t raw_bytes = 0;        // compressed bytes freed (reused by new data; VACUUM shrinks the file)
-  std::vector<std::string> runs;     // keys of the deleted runs
-  std::int64_t results = 0;          // rows deleted with those runs
+  std::int64_t raw_files = 0;     // files whose raw bytes were dropped
+  std::int64_t raw_bytes = 0;     // compressed bytes freed (reused by new data; VACUUM shrinks the file)
+  std::vector<std::string> runs;  // keys of the deleted runs
+  std::int64_t results = 0;       // rows deleted with those runs
   std::int64_t deliveries = 0;
   std::int64_t outbox = 0;
-  std::int64_t batches = 0;          // write transactions used
-  bool stopped = false;              // asked to stop before the pass was done
-  [[nodiscard]] bool changed() const {
-    return raw_files || !runs.empty() || deliveries || outbox;
-  }
+  std::int64_t batches = 0;  // write transactions used
+  bool stopped = false;      // asked to stop before the pass was done
+  [[nodiscard]] bool changed() const { return raw_files || !runs.empty() || deliveries || outbox; }
 };
 nlohmann::json to_json(const RetentionReport& r);
 
 struct RetentionOptions {
-  bool dry_run = false;                       // count what would go, change nothing
-  std::int64_t batch_rows = 500;              // deliveries / outbox rows per transaction
-  std::int64_t batch_files = 100;             // files whose raw bytes are dropped per transaction
-  std::chrono::milliseconds pause{20};        // between batches, so writers get the lock
-  std::function<bool()> stopping;             // checked between batches
+  bool dry_run = false;                 // count what would go, change nothing
+  std::int64_t batch_rows = 500;        // deliveries / outbox rows per transaction
+  std::int64_t batch_files = 100;       // files whose raw bytes are dropped per transaction
+  std::chrono::milliseconds pause{20};  // between batches, so writers get the lock
+  std::function<bool()> stopping;       // checked between batches
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
 };
 

@@ -12,16 +12,16 @@ struct GitHubSettings {
   std::string api_base = "https://api.github.com";  // GitHub Enterprise Server: https://HOST/api/v3
   std::string token;                                // empty = dry run: compute and record, send nothing
   std::string webhook_secret;                       // HMAC-SHA256 key of X-Hub-Signature-256
-  std::string token_file;           // [github] token_file: read at start into `token` (${CREDENTIALS_DIRECTORY} expanded)
-  std::string webhook_secret_file;  // [github] webhook_secret_file: the same for `webhook_secret`
-  std::string bot_login = "perftriage[bot]";        // events caused by this login are ignored
+  std::string token_file;  // [github] token_file: read at start into `token` (${CREDENTIALS_DIRECTORY} expanded)
+  std::string webhook_secret_file;            // [github] webhook_secret_file: the same for `webhook_secret`
+  std::string bot_login = "perftriage[bot]";  // events caused by this login are ignored
   std::string taxonomy = "torch-xpu-ops";
-  int max_attempts = 8;                             // then the outbox action is marked failed, visibly
-  double min_mutation_interval_s = 1.0;             // one mutation at a time, at least this far apart
+  int max_attempts = 8;                  // then the outbox action is marked failed, visibly
+  double min_mutation_interval_s = 1.0;  // one mutation at a time, at least this far apart
   long connect_timeout_ms = 5000;
-  long request_timeout_ms = 20000;                  // a request hanging longer is retried
-  long backoff_base_ms = 1000;                      // retries wait base * 2^(attempts-1) ...
-  long backoff_cap_ms = 15 * 60 * 1000;             // ... at most this
+  long request_timeout_ms = 20000;       // a request hanging longer is retried
+  long backoff_base_ms = 1000;           // retries wait base * 2^(attempts-1) ...
+  long backoff_cap_ms = 15 * 60 * 1000;  // ... at most this
 };
 
 // Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables
@@ -29,37 +29,37 @@ struct GitHubSettings {
 
 // Who may do what (server/http/auth.hpp). Tokens live in the database (api_tokens), as salted hashes only.
 struct AuthSettings {
-  std::string read_access = "public";      // "public": reads need no token | "token": every /api/v1 read needs `read`
-  std::vector<std::string> cors_origins;   // empty = CORS off (no Access-Control-* headers at all)
+  std::string read_access = "public";     // "public": reads need no token | "token": every /api/v1 read needs `read`
+  std::vector<std::string> cors_origins;  // empty = CORS off (no Access-Control-* headers at all)
 };
 
 // Transport limits and timeouts (server/http/http_server.cpp).
 struct LimitSettings {
-  double header_timeout_s = 10;            // the request line and headers must arrive within this
-  double body_timeout_s = 300;             // the whole body (an upload of a nightly archive on a slow link)
-  double idle_timeout_s = 30;              // a kept-alive connection with no new request is closed
+  double header_timeout_s = 10;  // the request line and headers must arrive within this
+  double body_timeout_s = 300;   // the whole body (an upload of a nightly archive on a slow link)
+  double idle_timeout_s = 30;    // a kept-alive connection with no new request is closed
   double write_timeout_s = 60;
-  std::size_t max_connections = 1024;      // past this, new connections are answered 503 and closed
+  std::size_t max_connections = 1024;            // past this, new connections are answered 503 and closed
   std::size_t spool_threshold_bytes = 4u << 20;  // bodies larger than this go to a temporary file, not memory
-  std::string spool_dir;                   // "" = $TMPDIR or /tmp
-  double drain_timeout_s = 20;             // SIGTERM: in-flight requests get this long to finish
+  std::string spool_dir;                         // "" = $TMPDIR or /tmp
+  double drain_timeout_s = 20;                   // SIGTERM: in-flight requests get this long to finish
 };
 
 // What is kept and for how long (server/app/retention.hpp); 0 = forever.
 struct RetentionSettings {
-  double interval_s = 3600;                // how often the background task runs
-  int raw_files_days = 0;                  // drop the raw bytes of uploaded files older than this (parsed rows stay)
-  int nightly_runs_days = 0;               // delete whole runs older than this unless tagged with a kept tag
+  double interval_s = 3600;   // how often the background task runs
+  int raw_files_days = 0;     // drop the raw bytes of uploaded files older than this (parsed rows stay)
+  int nightly_runs_days = 0;  // delete whole runs older than this unless tagged with a kept tag
   std::vector<std::string> keep_tags = {"release"};  // runs with a tag starting with one of these are never deleted
-  int webhook_deliveries_days = 30;        // finished ('done') deliveries
-  int sent_outbox_days = 90;               // outbox rows in state sent / dry_run
+  int webhook_deliveries_days = 30;                  // finished ('done') deliveries
+  int sent_outbox_days = 90;                         // outbox rows in state sent / dry_run
 };
 
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
   unsigned short listen_port = 8080;
-  unsigned threads = 0;  // I/O threads; 0 = one per CPU core, at least 2 (resolved by `serve`)
+  unsigned threads = 0;                       // I/O threads; 0 = one per CPU core, at least 2 (resolved by `serve`)
   std::size_t max_body_bytes = 256ull << 20;  // one upload: a whole nightly archive fits
   std::size_t max_header_bytes = 16 * 1024;
   // Request handling runs on two bounded pools, never on the I/O threads (see server/http/work_pool.hpp): reads, and
@@ -70,7 +70,7 @@ struct Settings {
   std::size_t heavy_queue = 8;
   double slow_threshold = 1.0;
   ingest::UnpackLimits unpack;
-  std::string web_dir;  // dashboard assets; "" = built-in path
+  std::string web_dir;     // dashboard assets; "" = built-in path
   bool access_log = true;  // [server] access_log: one JSON line per request on stderr (server/app/observability.hpp)
   bool demo = false;
   bool integrity_check = false;  // PRAGMA integrity_check at start-up; refuse to start on a damaged database

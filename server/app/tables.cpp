@@ -97,9 +97,7 @@ Result<Format> parse_format(const std::string& text, Format fallback, std::initi
                     {}, 0, "format");
 }
 
-Rendered rendered_json(const json& document) {
-  return {"application/json", dump_json(document) + "\n"};
-}
+Rendered rendered_json(const json& document) { return {"application/json", dump_json(document) + "\n"}; }
 
 Rendered rendered_text(Format format, std::string body) {
   switch (format) {
@@ -156,9 +154,9 @@ Rendered render_runs(const std::vector<RunRow>& runs, Format format, bool envelo
     for (const auto& r : runs) list.push_back(run_json(r.run, r.counts));
     return rendered_json(envelope ? json{{"runs", list}} : list);
   }
-  const std::vector<Column> columns = {{"run"},         {"platform"},     {"torch"},       {"created"},
-                                       {"files", true}, {"rows", true},   {"slow", true},  {"failed", true},
-                                       {"acc_fail", true}};
+  const std::vector<Column> columns = {{"run"},        {"platform"},     {"torch"},
+                                       {"created"},    {"files", true},  {"rows", true},
+                                       {"slow", true}, {"failed", true}, {"acc_fail", true}};
   std::vector<Row> rows;
   for (const auto& [run, c] : runs) {
     rows.push_back({run.meta.key, run.meta.platform, run.meta.torch_version, run.meta.created_at,

@@ -30,7 +30,7 @@ struct Rendered {
   std::string content_type;
   std::string body;
 };
-Rendered rendered_json(const nlohmann::json& document);  // application/json, one line and "\n"
+Rendered rendered_json(const nlohmann::json& document);   // application/json, one line and "\n"
 Rendered rendered_text(Format format, std::string body);  // text/markdown, text/csv or text/plain
 
 // --- slow cases: GET /api/v1/slow and `perftriage slow` ---

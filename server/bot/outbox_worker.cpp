@@ -226,9 +226,8 @@ Outcome OutboxWorker::execute(const schema::OutboxRow& row, schema::Database& db
   }
   switch (row.kind) {
     case OutboxKind::create_label: {
-      auto r = mutate([&] {
-        return client_.create_label(row.repo, str_or(row.payload, "name"), str_or(row.payload, "color"));
-      });
+      auto r = mutate(
+          [&] { return client_.create_label(row.repo, str_or(row.payload, "name"), str_or(row.payload, "color")); });
       if (is_already_exists(r)) return {};
       return answer(row, r);
     }

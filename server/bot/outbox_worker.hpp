@@ -19,9 +19,9 @@ namespace perftriage::server {
 
 struct RetryPolicy {
   std::int64_t max_attempts = 8;
-  std::int64_t base_ms = 1000;             // first retry after this, doubling
-  std::int64_t cap_ms = 15 * 60 * 1000;    // longest backoff
-  std::int64_t secondary_min_ms = 60000;   // a secondary rate limit without retry-after waits at least this
+  std::int64_t base_ms = 1000;            // first retry after this, doubling
+  std::int64_t cap_ms = 15 * 60 * 1000;   // longest backoff
+  std::int64_t secondary_min_ms = 60000;  // a secondary rate limit without retry-after waits at least this
 };
 
 struct Outcome {

@@ -76,8 +76,10 @@ Result<Event> parse_event(std::string_view name, const json& payload) {
   e.pull_request = issue.contains("pull_request");
   if (auto labels = issue.find("labels"); labels != issue.end() && labels->is_array()) {
     for (const auto& l : *labels) {
-      if (l.is_string()) e.labels.push_back(l.get<std::string>());
-      else if (auto n = str_at(l, "name"); !n.empty()) e.labels.push_back(n);
+      if (l.is_string())
+        e.labels.push_back(l.get<std::string>());
+      else if (auto n = str_at(l, "name"); !n.empty())
+        e.labels.push_back(n);
     }
   }
   e.label = str_at(obj_at(payload, "label"), "name");
@@ -149,8 +151,8 @@ std::vector<schema::NewAction> plan_label_actions(const Event& e, const lb::Labe
   }
   std::vector<schema::NewAction> out;
   for (const auto& l : to_add) {
-    out.push_back({e.repo, e.number, schema::OutboxKind::create_label,
-                   json{{"name", l}, {"color", taxonomy.color_for(l)}}});
+    out.push_back(
+        {e.repo, e.number, schema::OutboxKind::create_label, json{{"name", l}, {"color", taxonomy.color_for(l)}}});
   }
   if (!to_add.empty()) out.push_back({e.repo, e.number, schema::OutboxKind::add_labels, json{{"labels", to_add}}});
   out.push_back({e.repo, e.number, schema::OutboxKind::upsert_comment, json{{"body", std::move(comment)}}});

@@ -81,12 +81,13 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       for (const auto& a : actions) {
         PT_TRY(schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, now));
       }
-      schema::LabeledIssue row{event.repo, event.number, event.title, json::array(), result.labels,
-                               lb::to_json(result), {}};
+      schema::LabeledIssue row{event.repo,    event.number,        event.title, json::array(),
+                               result.labels, lb::to_json(result), {}};
       for (const auto& a : result.axes)
         row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}});
       PT_TRY(schema::save_labeled_issue(db, row));
-      answer = {202, {{"status", "queued"}, {"actions", actions.size()}, {"dry_run", dry_run}, {"labels", result.labels}}};
+      answer = {202,
+                {{"status", "queued"}, {"actions", actions.size()}, {"dry_run", dry_run}, {"labels", result.labels}}};
       break;
     }
   }

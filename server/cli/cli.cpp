@@ -43,9 +43,7 @@ void build(CLI::App& app, Io io, Action& chosen) {
   app.set_version_flag("--version", std::string(server::build_version()), "print the version and exit");
   app.require_subcommand(1);
   app.fallthrough(false);
-  auto sub = [&](const char* name, const char* what) {
-    return Command{app.add_subcommand(name, what), io, &chosen};
-  };
+  auto sub = [&](const char* name, const char* what) { return Command{app.add_subcommand(name, what), io, &chosen}; };
   add_serve(sub("serve", "run the HTTP server and the dashboard (settings: flags > environment > file > defaults)"));
   add_ingest(sub("ingest", "store benchmark CSV files, directory trees and archives as one run"));
   add_slow(sub("slow", "the slow cases (0 < speedup < threshold) of a run, a platform or every platform"));

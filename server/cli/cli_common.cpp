@@ -63,9 +63,9 @@ void add_format_options(CLI::App& app, std::string& format, bool& json, const st
 
 server::Format chosen_format(const std::string& format, bool json) {
   // --format was checked against the offered names by CLI11; the dispatch shared with the routes decodes it.
-  auto parsed = server::parse_format(json ? "json" : format, server::Format::md,
-                                     {server::Format::json, server::Format::md, server::Format::csv,
-                                      server::Format::text});
+  auto parsed =
+      server::parse_format(json ? "json" : format, server::Format::md,
+                           {server::Format::json, server::Format::md, server::Format::csv, server::Format::text});
   return parsed ? *parsed : server::Format::md;
 }
 

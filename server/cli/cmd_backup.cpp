@@ -38,8 +38,8 @@ Result<int> backup(const BackupOptions& o, Io io) {
   if (o.json) {
     io.out << server::rendered_json(info_json(info)).body;
   } else {
-    io.out << "backup: " << info.path << ": " << info.bytes << " bytes, schema version " << info.schema_version
-           << ", " << info.runs << " runs, integrity_check " << info.integrity << "\n";
+    io.out << "backup: " << info.path << ": " << info.bytes << " bytes, schema version " << info.schema_version << ", "
+           << info.runs << " runs, integrity_check " << info.integrity << "\n";
   }
   return 0;
 }
@@ -58,8 +58,8 @@ Result<int> restore(const BackupOptions& o, Io io) {
                   .body;
   } else {
     io.out << "restore: " << o.db << (restored.replaced ? " replaced" : " created") << " from " << o.file
-           << " (schema version " << restored.backup.schema_version << " -> " << restored.schema_version_after
-           << ", " << restored.runs << " runs, integrity_check ok)\n";
+           << " (schema version " << restored.backup.schema_version << " -> " << restored.schema_version_after << ", "
+           << restored.runs << " runs, integrity_check ok)\n";
   }
   return 0;
 }

@@ -33,12 +33,14 @@ void print_text(std::ostream& out, const nlohmann::json& r) {
     out << "    " << c.value("evidence", "") << "\n";
   }
   for (const auto& f : r["findings"]) {
-    out << fmt::format("  {:<13} {:<14} {}\n", f.value("classifier", ""), f.value("verdict", ""), f.value("evidence", ""));
+    out << fmt::format("  {:<13} {:<14} {}\n", f.value("classifier", ""), f.value("verdict", ""),
+                       f.value("evidence", ""));
   }
   if (r.contains("summary")) {
     const auto& s = r["summary"];
     out << "  summary: " << s.value("verdict", "");
-    if (s.contains("causes")) out << " (" << fmt::format("{}", fmt::join(s["causes"].get<std::vector<std::string>>(), ", ")) << ")";
+    if (s.contains("causes"))
+      out << " (" << fmt::format("{}", fmt::join(s["causes"].get<std::vector<std::string>>(), ", ")) << ")";
     out << "\n";
   }
 }

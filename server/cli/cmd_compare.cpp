@@ -34,8 +34,9 @@ void add_compare(const Command& cmd) {
   CLI::App& app = *cmd.app;
   add_db_option(app, o->db);
   app.add_option("--target", o->target, "the run to judge")->required();
-  app.add_option("--base", o->base, "the run to compare with: a key, previous (the platform's run before the "
-                                    "target) or a tag (its latest run)")
+  app.add_option("--base", o->base,
+                 "the run to compare with: a key, previous (the platform's run before the "
+                 "target) or a tag (its latest run)")
       ->capture_default_str();
   app.add_option("--regression", o->regression, "a case regressed when either latency ratio is below this")
       ->default_str("0.9");

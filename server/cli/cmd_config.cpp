@@ -69,15 +69,17 @@ void add_config(const Command& cmd) {
 
   auto flags = std::make_shared<SettingsFlags>();
   auto json = std::make_shared<bool>(false);
-  const Command show_cmd{cmd.app->add_subcommand("show", "the effective settings (file < environment < flags), "
-                                                         "secrets masked"),
+  const Command show_cmd{cmd.app->add_subcommand("show",
+                                                 "the effective settings (file < environment < flags), "
+                                                 "secrets masked"),
                          cmd.io, cmd.chosen};
   show_cmd.app->add_flag("--json", *json, "as JSON instead of TOML");
   add_settings_flags(*show_cmd.app, *flags);
   show_cmd.on_run([flags, json, io = cmd.io] { return [flags, json, io] { return show(*flags, *json, io); }; });
 
-  const Command keys_cmd{cmd.app->add_subcommand("keys", "every key: section, key, environment variable, flag, "
-                                                         "default (the table of docs/config.md)"),
+  const Command keys_cmd{cmd.app->add_subcommand("keys",
+                                                 "every key: section, key, environment variable, flag, "
+                                                 "default (the table of docs/config.md)"),
                          cmd.io, cmd.chosen};
   keys_cmd.on_run([io = cmd.io] {
     return [io]() -> Result<int> {

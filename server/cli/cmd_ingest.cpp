@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,7 +18,9 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
+#include "common/strings.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
@@ -41,12 +44,11 @@ struct IngestOptions {
 constexpr std::size_t kProgressFiles = 20;
 
 bool wanted_in_tree(const fs::path& p) {
-  std::string name = p.filename().string();
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-  auto ends = [&](std::string_view suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".csv") || ends(".zip") || ends(".tar.gz") || ends(".tgz") || ends(".tar") || ends(".csv.gz");
+  const std::string name = p.filename().string();
+  for (const char* suffix : {".csv", ".zip", ".tar.gz", ".tgz", ".tar", ".csv.gz"}) {
+    if (iends_with(name, suffix)) return true;
+  }
+  return false;
 }
 
 Result<std::string> read_file(const fs::path& p) {
@@ -183,9 +185,9 @@ void print_summary(const server::IngestSummary& summary, Io io) {
   std::map<std::string, int> by_status;
   io.out << "run " << summary.run << "\n";
   for (const auto& f : summary.files) {
-    io.out << "  " << f.status << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode << " "
-           << f.kind << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed
-           << ", accuracy_failed " << f.accuracy_failed;
+    io.out << "  " << f.status << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode << " " << f.kind
+           << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed << ", accuracy_failed "
+           << f.accuracy_failed;
     if (f.duplicates_dropped) io.out << ", duplicates dropped " << f.duplicates_dropped;
     if (f.expectations) io.out << ", expectations " << f.expectations;
     io.out << "\n";
@@ -197,8 +199,8 @@ void print_summary(const server::IngestSummary& summary, Io io) {
   }
   std::string statuses;
   for (const auto& [status, n] : by_status) statuses += ", " + std::to_string(n) + " " + status;
-  io.out << "total: 1 run, " << summary.files.size() << " file" << (summary.files.size() == 1 ? "" : "s")
-         << statuses << "; " << rows << " rows, " << slow << " slow, " << failed << " failed, " << accuracy_failed
+  io.out << "total: 1 run, " << summary.files.size() << " file" << (summary.files.size() == 1 ? "" : "s") << statuses
+         << "; " << rows << " rows, " << slow << " slow, " << failed << " failed, " << accuracy_failed
          << " accuracy_failed\n";
 }
 
@@ -227,9 +229,8 @@ Result<int> run_ingest(const IngestOptions& o, Io io) {
   if (o.json) {
     json list = json::array();
     for (const auto& e : errors) list.push_back(server::to_json(e));
-    io.out << server::rendered_json({{"run", o.run.empty() ? json() : json(o.run)},
-                                     {"files", json::array()},
-                                     {"errors", list}})
+    io.out << server::rendered_json(
+                  {{"run", o.run.empty() ? json() : json(o.run)}, {"files", json::array()}, {"errors", list}})
                   .body;
   }
   if (errors.size() == 1) return summary.error();
@@ -244,12 +245,24 @@ void add_ingest(const Command& cmd) {
   auto o = std::make_shared<IngestOptions>();
   CLI::App& app = *cmd.app;
   add_db_option(app, o->db);
-  app.add_option("--platform", o->platform, "the platform: BMG, PVC, A100, ... (required: the files do not say it)");
-  app.add_option("--run", o->run, "the run's key (default: PLATFORM-UTC timestamp); an existing run is added to");
-  app.add_option("--device", o->device, "the device (default: the first row's dev)");
-  app.add_option("--torch-version", o->torch_version, "the torch version, e.g. 2.12.0+xpu");
-  app.add_option("--commit", o->commit, "the commit measured");
-  app.add_option("--created-at", o->created_at, "when the run was made, ISO 8601 (default: now)");
+  // The run's and the files' text options, in --help order.
+  static constexpr std::array<std::tuple<const char*, std::string IngestOptions::*, const char*>, 6> kRunOptions{{
+      {"--platform", &IngestOptions::platform, "the platform: BMG, PVC, A100, ... (required: the files do not say it)"},
+      {"--run", &IngestOptions::run, "the run's key (default: PLATFORM-UTC timestamp); an existing run is added to"},
+      {"--device", &IngestOptions::device, "the device (default: the first row's dev)"},
+      {"--torch-version", &IngestOptions::torch_version, "the torch version, e.g. 2.12.0+xpu"},
+      {"--commit", &IngestOptions::commit, "the commit measured"},
+      {"--created-at", &IngestOptions::created_at, "when the run was made, ISO 8601 (default: now)"},
+  }};
+  static constexpr std::array<std::tuple<const char*, std::string IngestOptions::*, const char*>, 6> kFileOptions{{
+      {"--meta", &IngestOptions::meta, "the run's metadata as JSON, like the upload's meta part"},
+      {"--suite", &IngestOptions::suite, "the suite of the result files, when their path does not say it"},
+      {"--dtype", &IngestOptions::dtype, "the dtype of the result files (reference files in a directory keep theirs)"},
+      {"--mode", &IngestOptions::mode, "the mode of the result files (reference files in a directory keep theirs)"},
+      {"--kind", &IngestOptions::kind, "performance or accuracy; must match the header"},
+      {"--config", &IngestOptions::config, "the benchmark configuration, e.g. no_cudagraphs"},
+  }};
+  for (const auto& [name, member, help] : kRunOptions) app.add_option(name, (*o).*member, help);
   app.add_option("--tag", o->tags, "a tag of the run (repeatable): release-2.12, nightly, ...");
   app.add_option("--env", o->env, "an environment entry KEY=VALUE (repeatable)")
       ->check(CLI::Validator(
@@ -259,12 +272,7 @@ void add_ingest(const Command& cmd) {
           },
           "", ""))
       ->type_name("KEY=VALUE");
-  app.add_option("--meta", o->meta, "the run's metadata as JSON, like the upload's meta part");
-  app.add_option("--suite", o->suite, "the suite of the result files, when their path does not say it");
-  app.add_option("--dtype", o->dtype, "the dtype of the result files (reference files in a directory keep theirs)");
-  app.add_option("--mode", o->mode, "the mode of the result files (reference files in a directory keep theirs)");
-  app.add_option("--kind", o->kind, "performance or accuracy; must match the header");
-  app.add_option("--config", o->config, "the benchmark configuration, e.g. no_cudagraphs");
+  for (const auto& [name, member, help] : kFileOptions) app.add_option(name, (*o).*member, help);
   add_threshold_option(app, o->threshold, "a row is slow when 0 < speedup < this");
   app.add_flag("--replace", o->replace, "replace a stored file of the same path whose bytes differ");
   app.add_flag("--json", o->json, "print the summary (or the errors) as JSON");

@@ -53,9 +53,8 @@ Result<int> retention(const RetentionOptions& o, Io io) {
   }
   const char* verb = options.dry_run ? "would " : "";
   io.out << "retention" << (options.dry_run ? " (dry run)" : "") << ": " << verb << "drop the raw bytes of "
-         << report.raw_files << " files (" << report.raw_bytes << " bytes), " << verb << "delete "
-         << report.runs.size() << " runs, " << report.deliveries << " webhook deliveries, " << report.outbox
-         << " outbox rows\n";
+         << report.raw_files << " files (" << report.raw_bytes << " bytes), " << verb << "delete " << report.runs.size()
+         << " runs, " << report.deliveries << " webhook deliveries, " << report.outbox << " outbox rows\n";
   for (const auto& key : report.runs) io.out << "  run " << key << "\n";
   if (!server::retention_enabled(rules)) io.out << "(every rule is 0 = keep forever)\n";
   return 0;
@@ -68,11 +67,13 @@ void add_retention(const Command& cmd) {
   auto o = std::make_shared<RetentionOptions>();
   const Command run{cmd.app->add_subcommand("run", "one pass of the retention rules"), cmd.io, cmd.chosen};
   CLI::App& app = *run.app;
-  app.add_option("--db", o->db, "the database (default: as serve resolves it: [database] path, $PERFTRIAGE_DB, "
-                                "var/perftriage.sqlite)")
+  app.add_option("--db", o->db,
+                 "the database (default: as serve resolves it: [database] path, $PERFTRIAGE_DB, "
+                 "var/perftriage.sqlite)")
       ->type_name("PATH");
-  app.add_option("--config", o->config, "the TOML config file whose [retention] rules apply (default: "
-                                        "$PERFTRIAGE_CONFIG)");
+  app.add_option("--config", o->config,
+                 "the TOML config file whose [retention] rules apply (default: "
+                 "$PERFTRIAGE_CONFIG)");
   app.add_flag("--dry-run", o->dry_run, "count what a pass would do, change nothing");
   app.add_flag("--json", o->json, "print the report as JSON");
   const auto days = CLI::Range(0, 36500);

@@ -48,7 +48,9 @@ Result<void> check_integrity(const std::string& path, std::ostream& out) {
   auto failed = [&](const std::string& what) {
     return make_error(ErrorKind::internal, "integrity_check_failed",
                       "SQLite's integrity_check failed; refusing to start (restore a backup: perftriage restore). "
-                      "SQLite said:\n" + what, path);
+                      "SQLite said:\n" +
+                          what,
+                      path);
   };
   auto lines = schema::integrity_check_file(path);
   if (!lines) return failed("  " + lines.error().message + "\n");
@@ -115,8 +117,9 @@ Result<int> run_server(const server::Settings& settings, Io io) {
   }
   // Retention ([retention], server/app/retention.hpp): a pass every interval_s when a rule is on; stopped (and
   // joined) when this function returns, after the I/O loop.
-  server::RetentionTask retention(app, settings.retention,
-                                  [err = &io.err](const std::string& line) { *err << "perftriage: " << line << std::endl; });
+  server::RetentionTask retention(app, settings.retention, [err = &io.err](const std::string& line) {
+    *err << "perftriage: " << line << std::endl;
+  });
   if (server::retention_enabled(settings.retention)) retention.start();
   http.run(settings.threads);
   if (worker) worker->stop();
@@ -136,9 +139,10 @@ Result<int> serve(const SettingsFlags& flags, Io io) {
 void add_serve(const Command& cmd) {
   auto flags = std::make_shared<SettingsFlags>();
   add_settings_flags(*cmd.app, *flags);
-  cmd.app->footer("Each setting also comes from the config file ([section] key) and the environment "
-                  "(PERFTRIAGE_SECTION_KEY); `perftriage config keys` lists them all, with the keys that have no "
-                  "flag.");
+  cmd.app->footer(
+      "Each setting also comes from the config file ([section] key) and the environment "
+      "(PERFTRIAGE_SECTION_KEY); `perftriage config keys` lists them all, with the keys that have no "
+      "flag.");
   cmd.on_run([flags, io = cmd.io] { return [flags, io] { return serve(*flags, io); }; });
 }
 

@@ -19,8 +19,8 @@ struct SlowOptions {
 Result<int> slow(const SlowOptions& o, Io io) {
   PT_ASSIGN(auto store, open_existing_store(o.db));
   PT_ASSIGN(const auto cases, server::find_slow_cases(store, o.run, o.platform, o.threshold));
-  io.out << server::render_slow_cases(cases, chosen_format(o.format, o.json), {.findings_column = o.with_findings})
-                .body;
+  io.out
+      << server::render_slow_cases(cases, chosen_format(o.format, o.json), {.findings_column = o.with_findings}).body;
   return 0;
 }
 

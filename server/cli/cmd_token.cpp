@@ -56,7 +56,8 @@ Result<int> token_create(const TokenOptions& o, const std::vector<std::string>& 
     return 0;
   }
   io.out << created.token << "\n";
-  io.err << "perftriage: token '" << created.info.name << "' (scopes: " << fmt::format("{}", fmt::join(created.info.scopes, ", "))
+  io.err << "perftriage: token '" << created.info.name
+         << "' (scopes: " << fmt::format("{}", fmt::join(created.info.scopes, ", "))
          << "; expires: " << expires_at.value_or("never")
          << ") created. It is shown only this once: store it now. Clients send `Authorization: Bearer TOKEN`.\n";
   return 0;

@@ -7,10 +7,10 @@
 
 namespace perftriage::cli {
 
-void add_serve(const Command& cmd);      // serve: the settings table's flags (server/cli/settings_flags.hpp)
+void add_serve(const Command& cmd);  // serve: the settings table's flags (server/cli/settings_flags.hpp)
 void add_ingest(const Command& cmd);
 void add_slow(const Command& cmd);
-void add_runs(const Command& cmd);       // runs | runs delete KEY
+void add_runs(const Command& cmd);  // runs | runs delete KEY
 void add_classify(const Command& cmd);
 void add_label(const Command& cmd);
 void add_compare(const Command& cmd);

@@ -38,8 +38,8 @@ void add_settings_flags(CLI::App& app, SettingsFlags& flags) {
   for (const auto& o : config::options()) {
     if (o.flag.empty()) continue;
     const std::string flag(o.flag);
-    const std::string help = std::string(o.meaning) + " ([" + std::string(o.section) + "] " + std::string(o.key) +
-                             ", $" + o.env() + ")";
+    const std::string help =
+        std::string(o.meaning) + " ([" + std::string(o.section) + "] " + std::string(o.key) + ", $" + o.env() + ")";
     const std::string group = "Settings [" + std::string(o.section) + "]";
     CLI::Option* opt = nullptr;
     if (o.kind == config::Kind::boolean) {

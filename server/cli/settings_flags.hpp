@@ -16,9 +16,9 @@ namespace perftriage::cli {
 
 // Where CLI11 stores the flags of one command; it must outlive the parse (held by the command's options).
 struct SettingsFlags {
-  std::string config;                                         // --config FILE
-  std::map<std::string, std::string> values;                  // by flag: the text given
-  std::map<std::string, bool> switches;                       // by flag: a boolean flag given
+  std::string config;                         // --config FILE
+  std::map<std::string, std::string> values;  // by flag: the text given
+  std::map<std::string, bool> switches;       // by flag: a boolean flag given
   std::vector<std::pair<const server::config::Option*, CLI::Option*>> bound;
 };
 

@@ -63,6 +63,7 @@ constexpr std::array<const char*, 3> kSuites{"huggingface", "timm_models", "torc
 constexpr const char* kDemoTag = "demo";
 
 const std::vector<std::string>& models(std::string_view suite) {
+  // clang-format off
   static const std::vector<std::string> hf{
       "AlbertForMaskedLM", "AllenaiLongformerBase", "BartForCausalLM", "BartForConditionalGeneration",
       "BertForMaskedLM", "BertForQuestionAnswering", "BlenderbotSmallForCausalLM", "CamemBert",
@@ -79,6 +80,7 @@ const std::vector<std::string>& models(std::string_view suite) {
       "adv_inception_v3", "beit_base_patch16_224", "botnet26t_256", "convit_base", "convnext_base",
       "deit_base_distilled_patch16_224", "dla102", "ghostnet_100", "inception_v3", "lcnet_050", "mobilevit_s",
       "rexnet_100", "swin_base_patch4_window7_224", "tf_efficientnet_b0", "vit_base_patch16_224", "volo_d1_224"};
+  // clang-format on
   if (suite == "huggingface") return hf;
   if (suite == "torchbench") return tb;
   return timm;
@@ -145,8 +147,8 @@ void apply_regressions(const DemoRun& run, std::string_view suite, std::string_v
       dtype == "bfloat16" && mode == "training" && model == "resnet50") {
     eager *= 0.55;  // the eager path moved: a faster oneDNN convolution in eager only
   }
-  if (platform == "A100" && run.nightly >= 9 && suite == "timm_models" && dtype == "bfloat16" &&
-      mode == "inference" && model == "convnext_base") {
+  if (platform == "A100" && run.nightly >= 9 && suite == "timm_models" && dtype == "bfloat16" && mode == "inference" &&
+      model == "convnext_base") {
     compiled *= 1.9;  // host-bound after a launch overhead regression
   }
   if (platform == "PVC" && run.nightly >= 8 && suite == "huggingface" && dtype == "bfloat16" && mode == "training" &&
@@ -196,9 +198,10 @@ CaseValues case_values(const DemoRun& run, std::string_view suite, std::string_v
   std::mt19937_64 noise_rng(fnv1a(run.key, fnv1a(case_key)));
   std::uniform_real_distribution<double> noise(0.985, 1.015);
   CaseValues v;
-  const double release_gain = run.release_name == "2.13" ? 1.02 : run.release_name == "2.14" ? 1.05
-                              : run.nightly >= 0                ? 1.04
-                                                                : 1.0;
+  const double release_gain = run.release_name == "2.13"   ? 1.02
+                              : run.release_name == "2.14" ? 1.05
+                              : run.nightly >= 0           ? 1.04
+                                                           : 1.0;
   speedup *= release_gain;
   double eager = speedup * compiled;
   compiled *= noise(noise_rng);
@@ -226,8 +229,8 @@ CaseValues case_values(const DemoRun& run, std::string_view suite, std::string_v
 
 std::vector<ingest::InputFile> run_files(const DemoRun& run) {
   std::vector<ingest::InputFile> files;
-  const std::vector<const char*> dtypes = run.release ? std::vector<const char*>{"bfloat16", "amp_bf16", "float16"}
-                                                      : std::vector<const char*>{"bfloat16"};
+  const std::vector<const char*> dtypes =
+      run.release ? std::vector<const char*>{"bfloat16", "amp_bf16", "float16"} : std::vector<const char*>{"bfloat16"};
   const std::string dev = run.platform->device;
   const bool xpu = dev == "xpu";
   for (const char* suite : kSuites) {
@@ -241,16 +244,16 @@ std::vector<ingest::InputFile> run_files(const DemoRun& run) {
           const double compile_s = 20.0 + static_cast<double>(fnv1a(model) % 900) / 10.0;
           perf += fmt::format("{},{},{},{},{:.6f},{:.6f},{},{},{},{},{},{},{},0,0,0\n", dev, model, v.batch,
                               v.speedup_text, v.compiled_ms, compile_s, xpu ? "0.000000" : "1.012000",
-                              xpu ? "0" : "3.21", xpu ? "0" : "3.17", 300 + v.batch, 1 + v.graph_breaks,
-                              v.graph_breaks, v.graph_breaks ? 2 : 0);
-          acc += fmt::format("{},{},{},{},{},{},{},{},0,0,0,{:.3f}\n", dev, model, v.batch, v.accuracy,
-                             300 + v.batch, 1 + v.graph_breaks, v.graph_breaks, v.graph_breaks ? 2 : 0, compile_s);
+                              xpu ? "0" : "3.21", xpu ? "0" : "3.17", 300 + v.batch, 1 + v.graph_breaks, v.graph_breaks,
+                              v.graph_breaks ? 2 : 0);
+          acc += fmt::format("{},{},{},{},{},{},{},{},0,0,0,{:.3f}\n", dev, model, v.batch, v.accuracy, 300 + v.batch,
+                             1 + v.graph_breaks, v.graph_breaks, v.graph_breaks ? 2 : 0, compile_s);
         }
-        files.push_back({fmt::format("{}/{}/{}/performance/inductor-results-{}-{}-{}-{}-performance.csv", suite,
-                                     dtype, mode, suite, dtype, mode, dev),
-                         std::move(perf)});
-        files.push_back({fmt::format("{}/{}/{}/accuracy/inductor-results-{}-{}-{}-{}-accuracy.csv", suite, dtype,
+        files.push_back({fmt::format("{}/{}/{}/performance/inductor-results-{}-{}-{}-{}-performance.csv", suite, dtype,
                                      mode, suite, dtype, mode, dev),
+                         std::move(perf)});
+        files.push_back({fmt::format("{}/{}/{}/accuracy/inductor-results-{}-{}-{}-{}-accuracy.csv", suite, dtype, mode,
+                                     suite, dtype, mode, dev),
                          std::move(acc)});
       }
     }
@@ -339,9 +342,10 @@ std::string cuda_host_bound_trace() {
     t.cpu_op("aten::linear", 30);
     t.kernel("ampere_sgemm_64x64_nn", 3.0, 6.0, 25.0);
     t.cpu_op("aten::add", 20);
-    t.kernel("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-             "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
-             1.5, 6.0, 25.0);
+    t.kernel(
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+        "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+        1.5, 6.0, 25.0);
   }
   return t.dump();
 }
@@ -383,16 +387,16 @@ constexpr std::array<DemoArtifact, 7> kArtifacts{{
      "electra_bf16_compiled.json", "compiled", 0},
     {"bmg-release-2.12", "huggingface", "bfloat16", "inference", "BertForQuestionAnswering",
      "bert_qa_bf16_compiled.json", "compiled", 0},
-    {"bmg-nightly-20260806", "huggingface", "bfloat16", "inference", "BertForMaskedLM",
-     "bert_mlm_before.json", "before", 1},
-    {"bmg-nightly-20260807", "huggingface", "bfloat16", "inference", "BertForMaskedLM",
-     "bert_mlm_after.json", "after", 0},
-    {"a100-nightly-20260803", "timm_models", "bfloat16", "inference", "convnext_base",
-     "convnext_compiled.json", "compiled", 2},
-    {"pvc-nightly-20260801", "huggingface", "bfloat16", "training", "T5ForConditionalGeneration",
-     "t5_torch_logs.log", "compile_log", 3},
-    {"pvc-nightly-20260813", "torchbench", "bfloat16", "inference", kDemoMarkupModel,
-     "<b>markup</b>.json", "compiled", 1},
+    {"bmg-nightly-20260806", "huggingface", "bfloat16", "inference", "BertForMaskedLM", "bert_mlm_before.json",
+     "before", 1},
+    {"bmg-nightly-20260807", "huggingface", "bfloat16", "inference", "BertForMaskedLM", "bert_mlm_after.json", "after",
+     0},
+    {"a100-nightly-20260803", "timm_models", "bfloat16", "inference", "convnext_base", "convnext_compiled.json",
+     "compiled", 2},
+    {"pvc-nightly-20260801", "huggingface", "bfloat16", "training", "T5ForConditionalGeneration", "t5_torch_logs.log",
+     "compile_log", 3},
+    {"pvc-nightly-20260813", "torchbench", "bfloat16", "inference", kDemoMarkupModel, "<b>markup</b>.json", "compiled",
+     1},
 }};
 
 Result<void> attach_demo_artifacts(schema::Store& store) {
@@ -449,15 +453,20 @@ Result<void> label_demo_issues(schema::Store& store) {
     in.number = issue.number;
     const auto result = label_with_evidence(store, in, taxonomy);
     json whole = lb::to_json(result);
-    schema::LabeledIssue row{in.repo, in.number, in.title, whole.value("axes", json::array()), result.labels,
-                             whole, fmt::format("2026-08-{:02d}T09:00:00Z", 10 + i)};
+    schema::LabeledIssue row{in.repo,
+                             in.number,
+                             in.title,
+                             whole.value("axes", json::array()),
+                             result.labels,
+                             whole,
+                             fmt::format("2026-08-{:02d}T09:00:00Z", 10 + i)};
     PT_TRY(schema::save_labeled_issue(db, row));
     // The bot's actions for this issue: its labels and its one comment. Every row the demo writes is dry_run: the
     // issue numbers are made up but the repository is real, and a dry_run row is never sent, by this process or by a
     // later `serve` with a token on the same database.
     const schema::NewAction labels{in.repo, in.number, schema::OutboxKind::add_labels, {{"labels", result.labels}}};
-    const schema::NewAction comment{in.repo, in.number, schema::OutboxKind::upsert_comment,
-                                    {{"body", lb::render_comment(in, result)}}};
+    const schema::NewAction comment{
+        in.repo, in.number, schema::OutboxKind::upsert_comment, {{"body", lb::render_comment(in, result)}}};
     PT_TRY(schema::enqueue(db, labels, schema::OutboxState::dry_run, now_ms + i));
     PT_TRY(schema::enqueue(db, comment, schema::OutboxState::dry_run, now_ms + i));
     ++i;

@@ -42,8 +42,7 @@ class TraceBuilder {
 
   // A host op of `dur` us; the host clock moves 1 us.
   void cpu_op(const std::string& name, double dur = 10.0) {
-    add({{"ph", "X"}, {"cat", "cpu_op"}, {"name", name}, {"pid", kPid}, {"tid", kPid}, {"ts", ts_}, {"dur", dur},
-         {"args", {{"External id", ext_}}}});
+    host_event("cpu_op", name, dur);
     ts_ += 1.0;
   }
 
@@ -55,9 +54,14 @@ class TraceBuilder {
     ++kernels_;
     nlohmann::json rt_args{{"correlation", corr_}, {"External id", ext_}};
     if (!xpu_) rt_args["cbid"] = 211;
-    add({{"ph", "X"}, {"cat", xpu_ ? "xpu_runtime" : "cuda_runtime"},
-         {"name", xpu_ ? "urEnqueueKernelLaunchWithArgsExp" : "cudaLaunchKernel"}, {"pid", kPid}, {"tid", kPid},
-         {"ts", ts_}, {"dur", launch_dur}, {"args", rt_args}});
+    add({{"ph", "X"},
+         {"cat", xpu_ ? "xpu_runtime" : "cuda_runtime"},
+         {"name", xpu_ ? "urEnqueueKernelLaunchWithArgsExp" : "cudaLaunchKernel"},
+         {"pid", kPid},
+         {"tid", kPid},
+         {"ts", ts_},
+         {"dur", launch_dur},
+         {"args", rt_args}});
     const double start = std::max(ts_ + launch_dur + 2.0, gpu_free_);
     nlohmann::json k_args{{"correlation", corr_}, {"External id", ext_}, {"device", 0}};
     if (!xpu_) {
@@ -66,10 +70,22 @@ class TraceBuilder {
       k_args["block"] = {256, 1, 1};
     }
     if (extra_kernel_args_.is_object()) k_args.update(extra_kernel_args_);
-    add({{"ph", "X"}, {"cat", "kernel"}, {"name", name}, {"pid", 0}, {"tid", 7}, {"ts", start}, {"dur", dur},
+    add({{"ph", "X"},
+         {"cat", "kernel"},
+         {"name", name},
+         {"pid", 0},
+         {"tid", 7},
+         {"ts", start},
+         {"dur", dur},
          {"args", k_args}});
     add({{"ph", "s"}, {"id", corr_}, {"pid", kPid}, {"tid", kPid}, {"ts", ts_}, {"cat", "ac2g"}, {"name", "ac2g"}});
-    add({{"ph", "f"}, {"id", corr_}, {"pid", 0}, {"tid", 7}, {"ts", start}, {"cat", "ac2g"}, {"name", "ac2g"},
+    add({{"ph", "f"},
+         {"id", corr_},
+         {"pid", 0},
+         {"tid", 7},
+         {"ts", start},
+         {"cat", "ac2g"},
+         {"name", "ac2g"},
          {"bp", "e"}});
     gpu_free_ = start + dur;
     ts_ += launch_dur + host_gap;
@@ -77,10 +93,7 @@ class TraceBuilder {
 
   // A record_function range (ProfilerStep#N, a region the harness marks) of `dur` us from the host clock, which
   // stays where it is.
-  void annotation(const std::string& name, double dur) {
-    add({{"ph", "X"}, {"cat", "user_annotation"}, {"name", name}, {"pid", kPid}, {"tid", kPid}, {"ts", ts_},
-         {"dur", dur}, {"args", {{"External id", ext_}}}});
-  }
+  void annotation(const std::string& name, double dur) { host_event("user_annotation", name, dur); }
 
   [[nodiscard]] std::int64_t kernels() const { return kernels_; }
 
@@ -89,9 +102,9 @@ class TraceBuilder {
 
   // The trace up to and including its first event (the process name); events follow, each after a comma.
   [[nodiscard]] std::string head() const {
-    const nlohmann::json device = nlohmann::json::array(
-        {{{"id", 0}, {"name", device_name_}, {"totalGlobalMem", device_memory_}}});
-    const nlohmann::json process{{"name", "process_name"}, {"ph", "M"}, {"ts", 0}, {"pid", kPid}, {"tid", 0},
+    const nlohmann::json device =
+        nlohmann::json::array({{{"id", 0}, {"name", device_name_}, {"totalGlobalMem", device_memory_}}});
+    const nlohmann::json process{{"name", "process_name"},      {"ph", "M"}, {"ts", 0}, {"pid", kPid}, {"tid", 0},
                                  {"args", {{"name", "python"}}}};
     return R"({"deviceProperties":)" + device.dump() + R"(,"displayTimeUnit":"ms","schemaVersion":1,"traceEvents":[)" +
            process.dump();
@@ -103,6 +116,18 @@ class TraceBuilder {
   [[nodiscard]] std::string tail() const { return R"(],"traceName":)" + nlohmann::json(trace_name_).dump() + "}"; }
 
  private:
+  // A complete ("X") event on the host thread at the host clock, tied to the current external id.
+  void host_event(const char* category, const std::string& name, double dur) {
+    add({{"ph", "X"},
+         {"cat", category},
+         {"name", name},
+         {"pid", kPid},
+         {"tid", kPid},
+         {"ts", ts_},
+         {"dur", dur},
+         {"args", {{"External id", ext_}}}});
+  }
+
   static constexpr int kPid = 4242;
 
   void add(const nlohmann::json& event) {

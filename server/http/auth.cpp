@@ -155,7 +155,8 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
     if (std::find(route.content_types.begin(), route.content_types.end(), type) == route.content_types.end()) {
       return make_error(ErrorKind::unsupported_media_type, "unsupported_content_type",
                         "Content-Type '" + (type.empty() ? std::string("(none)") : type) + "' is not accepted by " +
-                            head.method + " " + route.pattern + "; use " + fmt::format("{}", fmt::join(route.content_types, ", ")));
+                            head.method + " " + route.pattern + "; use " +
+                            fmt::format("{}", fmt::join(route.content_types, ", ")));
     }
   }
   return std::nullopt;

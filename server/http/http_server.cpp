@@ -153,8 +153,8 @@ std::string spool_directory(const LimitSettings& limits) {
 Error spool_error(const std::string& dir, const char* what, int err) {
   std::cerr << "perftriage: spool: " << what << " in " << dir << ": " << std::strerror(err) << "\n";
   return make_error(ErrorKind::unavailable, "spool_failed",
-                    std::string("cannot ") + what + " for the request body in " + dir + " ([limits] spool_dir): " +
-                        std::strerror(err));
+                    std::string("cannot ") + what + " for the request body in " + dir +
+                        " ([limits] spool_dir): " + std::strerror(err));
 }
 
 // An unlinked temporary file the body is written to as it arrives.
@@ -358,6 +358,9 @@ class Session : public std::enable_shared_from_this<Session> {
       // Decided from the head alone: the body is never read, so the connection cannot be reused.
       return respond(error_response(*unauthorized), header.version(), false, false);
     }
+    if (auto refused = unknown_parameter(head_, route)) {
+      return respond(error_response(*refused), header.version(), false, false);
+    }
     const std::size_t server_limit = app_.settings().max_body_bytes;
     limit_ = route.max_body_bytes == 0 ? server_limit : std::min(route.max_body_bytes, server_limit);
     limit_is_setting_ = route.max_body_bytes == 0 || route.max_body_bytes >= server_limit;
@@ -521,12 +524,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void refuse_limit(beast::error_code ec) {
     const bool body = ec == http::error::body_limit;
-    std::string message =
-        body ? "request body over the limit of " + mib(limit_) + " for this endpoint" +
-                   (limit_is_setting_ ? " ([limits] max_body_mb, serve --max-body-mb)"
-                                      : " (fixed for this endpoint, at most [limits] max_body_mb)")
-             : "request header over the limit of " + mib(app_.settings().max_header_bytes) +
-                   " ([limits] max_header_kb)";
+    std::string message = body ? "request body over the limit of " + mib(limit_) + " for this endpoint" +
+                                     (limit_is_setting_ ? " ([limits] max_body_mb, serve --max-body-mb)"
+                                                        : " (fixed for this endpoint, at most [limits] max_body_mb)")
+                               : "request header over the limit of " + mib(app_.settings().max_header_bytes) +
+                                     " ([limits] max_header_kb)";
     // The route never sees this request: the transport counts the refused upload for it.
     if (body && record_.route == "/api/v1/uploads") app_.obs().upload_refused("body_too_large");
     auto api = error_response(make_error(ErrorKind::too_large, body ? "body_too_large" : "header_too_large", message));
@@ -558,8 +560,7 @@ class Session : public std::enable_shared_from_this<Session> {
     auto sp = std::make_shared<http::response<http::string_body>>(std::move(res));
     response_ = sp;
     stream_.expires_after(seconds(limits().write_timeout_s));
-    http::async_write(stream_, *sp,
-                      beast::bind_front_handler(&Session::on_write, shared_from_this(), sp->need_eof()));
+    http::async_write(stream_, *sp, beast::bind_front_handler(&Session::on_write, shared_from_this(), sp->need_eof()));
   }
 
   void on_write(bool close, beast::error_code ec, std::size_t) {
@@ -597,14 +598,14 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void linger_step() {
-    stream_.async_read_some(buffer_.prepare(64u << 10), [self = shared_from_this()](beast::error_code ec,
-                                                                                  std::size_t n) {
-      self->buffer_.commit(n);
-      self->buffer_.consume(self->buffer_.size());
-      self->lingered_ += n;
-      if (ec || self->lingered_ >= kLingerBytes) return self->close_now();
-      self->linger_step();
-    });
+    stream_.async_read_some(buffer_.prepare(64u << 10),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              self->buffer_.commit(n);
+                              self->buffer_.consume(self->buffer_.size());
+                              self->lingered_ += n;
+                              if (ec || self->lingered_ >= kLingerBytes) return self->close_now();
+                              self->linger_step();
+                            });
   }
 
   void close_now() {
@@ -622,10 +623,10 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::buffer_body>> parser_;
   ApiRequest head_;
-  std::string mem_;                     // a body below the spool threshold, read in place
-  std::unique_ptr<SpoolFile> spool_;    // a body above it
-  std::vector<char> step_;              // the spool's write buffer
-  std::size_t offered_ = 0;             // bytes of room given to the parser for this step
+  std::string mem_;                   // a body below the spool threshold, read in place
+  std::unique_ptr<SpoolFile> spool_;  // a body above it
+  std::vector<char> step_;            // the spool's write buffer
+  std::size_t offered_ = 0;           // bytes of room given to the parser for this step
   std::size_t received_ = 0;
   std::size_t lingered_ = 0;
   bool body_complete_ = false;
@@ -687,10 +688,10 @@ void raise_open_file_limit() {
 }
 
 std::shared_ptr<const std::string> too_many_connections_answer(std::size_t cap) {
-  auto api = error_response(make_error(
-      ErrorKind::unavailable, "too_many_connections",
-      "the server has " + std::to_string(cap) + " connections open, its limit ([limits] max_connections); " +
-          "retry after " + kRetryAfterConnections + " s"));
+  auto api = error_response(make_error(ErrorKind::unavailable, "too_many_connections",
+                                       "the server has " + std::to_string(cap) +
+                                           " connections open, its limit ([limits] max_connections); " +
+                                           "retry after " + kRetryAfterConnections + " s"));
   api.headers.emplace_back("Retry-After", kRetryAfterConnections);
   auto res = to_http_response(std::move(api), 11, false, false);
   std::ostringstream out;
@@ -752,8 +753,9 @@ struct HttpServer::Impl {
   void on_accept_error(beast::error_code ec) {
     const int e = ec.value();
     const bool exhausted = e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
-    accept_pause = exhausted ? std::clamp(accept_pause * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000))
-                             : std::chrono::milliseconds(1);
+    accept_pause = exhausted
+                       ? std::clamp(accept_pause * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000))
+                       : std::chrono::milliseconds(1);
     ++accept_failures;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_accept_log >= std::chrono::seconds(10)) {

@@ -33,9 +33,9 @@ struct ApiRequest {
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;                            // a small body, in memory; empty when the body is `mapped`
   std::shared_ptr<const MappedBody> mapped;    // a large body (over [limits] spool_threshold_mb), spooled and mapped
-  std::vector<std::string> params;  // values of {placeholders} in the matched route, in order
-  std::string request_id;           // X-Request-Id: echoed when the client sent a well-formed one, else generated
-  std::string token_name;           // the name of the API token that authorized the request; "" = anonymous
+  std::vector<std::string> params;             // values of {placeholders} in the matched route, in order
+  std::string request_id;  // X-Request-Id: echoed when the client sent a well-formed one, else generated
+  std::string token_name;  // the name of the API token that authorized the request; "" = anonymous
 
   [[nodiscard]] std::string q(const std::string& name, std::string fallback = {}) const {
     auto it = query.find(name);

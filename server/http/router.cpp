@@ -26,7 +26,8 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
   return true;
 }
 
-// 400 unknown_parameter for the first query parameter the route does not declare (column = its name).
+}  // namespace
+
 std::optional<Error> unknown_parameter(const ApiRequest& request, const RouteOptions& options) {
   if (!options.query_params) return std::nullopt;
   const auto& declared = *options.query_params;
@@ -44,16 +45,12 @@ std::optional<Error> unknown_parameter(const ApiRequest& request, const RouteOpt
     } else if (declared.empty()) {
       message += ": it takes none";
     } else {
-      std::string list;
-      for (const auto& d : declared) list += (list.empty() ? "" : ", ") + d;
-      message += " (it takes " + list + ")";
+      message += " (it takes " + join(declared, ", ") + ")";
     }
     return make_error(ErrorKind::invalid_input, "unknown_parameter", std::move(message), {}, 0, name);
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 void Router::add(std::string method, std::string pattern, Handler handler, RouteOptions options) {
   options.pattern = pattern;

@@ -102,4 +102,9 @@ class Router {
   RouteOptions unknown_;
 };
 
+// 400 unknown_parameter for the first query parameter a route that declares its parameters does not take (column =
+// its name; the message names the nearest declared one). The transport calls it from the request head, before the
+// body is read; dispatch calls it again for requests that do not come through the transport.
+std::optional<Error> unknown_parameter(const ApiRequest& request, const RouteOptions& options);
+
 }  // namespace perftriage::server

@@ -43,8 +43,8 @@ std::string header_file_name(const std::string& name) {
 }
 
 json case_json(const CaseLookup& found) {
-  return {{"run", found.run.meta.key},         {"platform", found.run.meta.platform}, {"suite", found.case_ref.suite},
-          {"dtype", found.case_ref.dtype},     {"mode", found.case_ref.mode},         {"model", found.case_ref.model},
+  return {{"run", found.run.meta.key},      {"platform", found.run.meta.platform}, {"suite", found.case_ref.suite},
+          {"dtype", found.case_ref.dtype},  {"mode", found.case_ref.mode},         {"model", found.case_ref.model},
           {"config", found.case_ref.config}};
 }
 
@@ -82,9 +82,9 @@ Result<ApiResponse> get_case(const ApiRequest& req, AppContext& app) {
   json body = case_json(found);
   body["results"] = json::array();
   for (const auto& row : found.rows) {
-    PT_ASSIGN(auto gb, analyzers::trace::graph_breaks_from_counts(row.graph_breaks.value_or(-1),
-                                                                  row.unique_graph_breaks.value_or(-1),
-                                                                  row.unique_graphs.value_or(-1)));
+    PT_ASSIGN(auto gb,
+              analyzers::trace::graph_breaks_from_counts(
+                  row.graph_breaks.value_or(-1), row.unique_graph_breaks.value_or(-1), row.unique_graphs.value_or(-1)));
     json r = result_json(row, threshold);
     r["findings"] = json::array({gb});
     body["results"].push_back(std::move(r));

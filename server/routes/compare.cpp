@@ -21,7 +21,9 @@ Result<ApiResponse> get_compare(const ApiRequest& req, AppContext& app) {
 
 }  // namespace
 
-void register_compare_routes(Router& router) { router.add("GET", "/api/v1/compare", get_compare,
-             RouteOptions{}.params({"base", "target", "format", "regression", "red", "improvement"})); }
+void register_compare_routes(Router& router) {
+  router.add("GET", "/api/v1/compare", get_compare,
+             RouteOptions{}.params({"base", "target", "format", "regression", "red", "improvement"}));
+}
 
 }  // namespace perftriage::server

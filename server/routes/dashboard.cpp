@@ -102,9 +102,8 @@ struct Summary {
 json brief_json(const dq::RunBrief& r) {
   json tags = json::parse(r.tags_json, nullptr, false);
   if (!tags.is_array()) tags = json::array();
-  return {{"key", r.key},         {"platform", r.platform},     {"device", r.device},
-          {"torch_version", r.torch_version}, {"commit", r.commit}, {"created_at", r.created_at},
-          {"tags", tags}};
+  return {{"key", r.key},       {"platform", r.platform},     {"device", r.device}, {"torch_version", r.torch_version},
+          {"commit", r.commit}, {"created_at", r.created_at}, {"tags", tags}};
 }
 
 Result<std::int64_t> parse_limit(const std::string& text, const char* name, std::int64_t fallback, std::int64_t max) {
@@ -112,10 +111,10 @@ Result<std::int64_t> parse_limit(const std::string& text, const char* name, std:
   std::int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size() || v <= 0 || v > max) {
-    return make_error(ErrorKind::invalid_input, "bad_number",
-                      std::string(name) + " must be an integer from 1 to " + std::to_string(max) + ", got '" + text +
-                          "'",
-                      {}, 0, name);
+    return make_error(
+        ErrorKind::invalid_input, "bad_number",
+        std::string(name) + " must be an integer from 1 to " + std::to_string(max) + ", got '" + text + "'", {}, 0,
+        name);
   }
   return v;
 }
@@ -144,21 +143,21 @@ Result<json> platform_overview(schema::Database& db, const AppContext& app, cons
     summaries.push_back(s);
   }
   const Summary& latest = summaries.back();
-  json entry{{"platform", platform}, {"latest", brief_json(runs.front())}, {"summary", latest.to_json()},
-             {"history", std::move(series)}, {"previous", nullptr}, {"change", nullptr}};
+  json entry{{"platform", platform},        {"latest", brief_json(runs.front())},
+             {"summary", latest.to_json()}, {"history", std::move(series)},
+             {"previous", nullptr},         {"change", nullptr}};
   if (summaries.size() >= 2) {
     const Summary& prev = summaries[summaries.size() - 2];
     entry["previous"] = brief_json(runs[1]);
     entry["previous_summary"] = prev.to_json();
     const bool both = latest.measured > 0 && prev.measured > 0;
-    entry["change"] = {
-        {"geomean_speedup_hud", opt_number(latest.hud() / prev.hud() - 1.0, both)},
-        {"geomean_speedup_runner", opt_number(latest.runner() / prev.runner() - 1.0, both)},
-        {"pass_rate", opt_number(latest.pass_rate() - prev.pass_rate(),
-                                 latest.has_pass_rate() && prev.has_pass_rate())},
-        {"slow", latest.slow - prev.slow},
-        {"failed", latest.failed - prev.failed},
-        {"accuracy_failed", latest.accuracy_failed - prev.accuracy_failed}};
+    entry["change"] = {{"geomean_speedup_hud", opt_number(latest.hud() / prev.hud() - 1.0, both)},
+                       {"geomean_speedup_runner", opt_number(latest.runner() / prev.runner() - 1.0, both)},
+                       {"pass_rate", opt_number(latest.pass_rate() - prev.pass_rate(),
+                                                latest.has_pass_rate() && prev.has_pass_rate())},
+                       {"slow", latest.slow - prev.slow},
+                       {"failed", latest.failed - prev.failed},
+                       {"accuracy_failed", latest.accuracy_failed - prev.accuracy_failed}};
   }
   return entry;
 }

@@ -61,8 +61,11 @@ json series_json(const std::vector<const schema::HistoryPoint*>& points, const s
                        {"worse", metric == "speedup" ? !up : up}});
   }
   const auto& first = *points.front();
-  return {{"dtype", first.dtype}, {"mode", first.mode}, {"config", first.config},
-          {"points", std::move(list)}, {"change_points", std::move(changes)}};
+  return {{"dtype", first.dtype},
+          {"mode", first.mode},
+          {"config", first.config},
+          {"points", std::move(list)},
+          {"change_points", std::move(changes)}};
 }
 
 // Consecutive points of one (dtype, mode, config) make one series (the store returns them grouped).
@@ -125,7 +128,8 @@ Result<ApiResponse> get_history(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(const auto points, schema::case_history(store->db(), q));
   if (points.empty()) {
-    return make_error(ErrorKind::not_found, "no_history", "no " + q.platform + " result for " + q.suite + "/" + q.model);
+    return make_error(ErrorKind::not_found, "no_history",
+                      "no " + q.platform + " result for " + q.suite + "/" + q.model);
   }
   const cmp::StepParams params;
   json series = all_series(points, metric, params);
@@ -191,8 +195,8 @@ Result<ApiResponse> get_backlog(const ApiRequest& req, AppContext& app) {
   std::vector<cmp::BacklogObservation> observations;
   observations.reserve(data.rows.size());
   for (const auto& r : data.rows) {
-    observations.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup,
-                            r.speedup_text, r.failed});
+    observations.push_back(
+        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
   }
   const auto entries = cmp::build_backlog(std::move(observations), threshold);
   const auto key = [&](std::size_t i) { return data.runs[i].meta.key; };

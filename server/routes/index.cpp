@@ -27,9 +27,10 @@ json index_json(const std::vector<const RouteOptions*>& table) {
 // The table as it stands once this route is added: make_router() registers it last, so it lists every route.
 void register_index_routes(Router& router) {
   auto body = std::make_shared<json>();
-  router.add("GET", "/api/v1",
-             [body](const ApiRequest&, AppContext&) -> Result<ApiResponse> { return json_response(200, *body); },
-             RouteOptions::on(Lane::io).require(Scope::none).params({}));
+  router.add(
+      "GET", "/api/v1",
+      [body](const ApiRequest&, AppContext&) -> Result<ApiResponse> { return json_response(200, *body); },
+      RouteOptions::on(Lane::io).require(Scope::none).params({}));
   *body = index_json(router.table());
 }
 

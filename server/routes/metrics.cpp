@@ -1,5 +1,5 @@
-// GET /metrics: the Prometheus text exposition (server/app/observability.hpp): request counters and latency histograms by
-// route pattern, bytes, connections, rows ingested, refused uploads, webhook deliveries, cache lookups, and gauges
+// GET /metrics: the Prometheus text exposition (server/app/observability.hpp): request counters and latency histograms
+// by route pattern, bytes, connections, rows ingested, refused uploads, webhook deliveries, cache lookups, and gauges
 // read from the database at scrape time (outbox and delivery states, runs, database and WAL size). Public
 // (Scope::none) like /healthz: it carries counts, never names, paths or tokens.
 #include "server/app/app_context.hpp"

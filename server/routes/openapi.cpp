@@ -1,6 +1,7 @@
-// GET /api/v1/openapi.json: the OpenAPI 3.1 description of every route, the checked-in server/routes/openapi.json embedded
-// at build time (cmake/EmbedText.cmake). tests/server/routes/openapi_test.cpp checks it against Router::table() in both
-// directions (every route documented, every documented operation routed, the same scope), so the two cannot drift.
+// GET /api/v1/openapi.json: the OpenAPI 3.1 description of every route, the checked-in server/routes/openapi.json
+// embedded at build time (cmake/EmbedText.cmake). tests/server/routes/openapi_test.cpp checks it against
+// Router::table() in both directions (every route documented, every documented operation routed, the same scope), so
+// the two cannot drift.
 #include "server/openapi_embedded.hpp"
 #include "server/app/app_context.hpp"
 #include "server/routes/routes.hpp"

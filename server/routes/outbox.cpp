@@ -15,10 +15,10 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxTrackingRequestBytes = 1u << 20;
-constexpr std::size_t kMaxTitleChars = 256;       // GitHub's limit for an issue title
-constexpr std::size_t kMaxBodyChars = 65536;      // ... and for its body
+constexpr std::size_t kMaxTitleChars = 256;   // GitHub's limit for an issue title
+constexpr std::size_t kMaxBodyChars = 65536;  // ... and for its body
 constexpr std::size_t kMaxLabels = 100;
-constexpr std::size_t kMaxLabelChars = 50;        // GitHub's limit for a label name
+constexpr std::size_t kMaxLabelChars = 50;  // GitHub's limit for a label name
 
 Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
@@ -40,8 +40,8 @@ Result<ApiResponse> list_outbox(const ApiRequest& req, AppContext& app) {
                  schema::OutboxState::dry_run}) {
     PT_ASSIGN(counts[std::string(schema::to_string(s))], schema::count_outbox(db, s));
   }
-  return json_response(200, {{"actions", actions}, {"counts", counts},
-                             {"dry_run", app.settings().github.token.empty()}});
+  return json_response(200,
+                       {{"actions", actions}, {"counts", counts}, {"dry_run", app.settings().github.token.empty()}});
 }
 
 // The request body of POST /api/v1/outbox/tracking-issue, checked: the fields GitHub takes, within its limits.
@@ -67,8 +67,7 @@ Result<nlohmann::json> tracking_request(const ApiRequest& req) {
            utf8_chars(labels[i].get_ref<const std::string&>()) <= kMaxLabelChars;
     }
     if (!ok) {
-      return bad("bad_labels", "\"labels\" is an array of at most 100 label names of at most 50 characters",
-                 "labels");
+      return bad("bad_labels", "\"labels\" is an array of at most 100 label names of at most 50 characters", "labels");
     }
   }
   return j;
@@ -76,17 +75,20 @@ Result<nlohmann::json> tracking_request(const ApiRequest& req) {
 
 Result<ApiResponse> queue_tracking_issue(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const json j, tracking_request(req));
-  const std::string fingerprint = j["platform"].get<std::string>() + "|" + j["release"].get<std::string>() + "|" +
-                                  j["kind"].get<std::string>();
-  schema::NewAction action{j["repo"].get<std::string>(), 0, schema::OutboxKind::upsert_tracking_issue,
+  const std::string fingerprint =
+      j["platform"].get<std::string>() + "|" + j["release"].get<std::string>() + "|" + j["kind"].get<std::string>();
+  schema::NewAction action{j["repo"].get<std::string>(),
+                           0,
+                           schema::OutboxKind::upsert_tracking_issue,
                            {{"fingerprint", fingerprint}, {"title", j["title"]}, {"body", j["body"]}}};
   if (j.contains("labels") && j["labels"].is_array()) action.payload["labels"] = j["labels"];
   PT_ASSIGN(auto store, app.store());
   auto& db = store->db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
   const bool dry_run = app.settings().github.token.empty();
-  PT_ASSIGN(const std::int64_t id,
-            schema::enqueue(db, action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
+  PT_ASSIGN(
+      const std::int64_t id,
+      schema::enqueue(db, action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
   PT_TRY(tx.commit());
   return json_response(202, {{"status", "queued"}, {"id", id}, {"fingerprint", fingerprint}, {"dry_run", dry_run}});
 }

@@ -47,8 +47,8 @@ Result<ApiResponse> get_report(const ApiRequest& req, AppContext& app) {
 void register_report_routes(Router& router) {
   router.add("GET", "/api/v1/runs/{key}/report.md", get_run_report, RouteOptions{}.params({"threshold", "format"}));
   router.add("GET", "/api/v1/report.md", get_report,
-             RouteOptions{}.params({"kind", "base", "target", "run", "threshold", "regression", "red", "improvement",
-                                    "format"}));
+             RouteOptions{}.params(
+                 {"kind", "base", "target", "run", "threshold", "regression", "red", "improvement", "format"}));
 }
 
 }  // namespace perftriage::server

@@ -18,10 +18,10 @@ Result<schema::ResultFlag> parse_flag(const std::string& s) {
   if (s == "unreliable") return schema::ResultFlag::unreliable;
   if (s == "deviates") return schema::ResultFlag::deviates;
   if (s == "invalid") return schema::ResultFlag::invalid;
-  return make_error(ErrorKind::invalid_input, "bad_flag",
-                    "flag must be one of slow, failed, accuracy_failed, unreliable, deviates, invalid, missing; got '" +
-                        s + "'",
-                    {}, 0, "flag");
+  return make_error(
+      ErrorKind::invalid_input, "bad_flag",
+      "flag must be one of slow, failed, accuracy_failed, unreliable, deviates, invalid, missing; got '" + s + "'", {},
+      0, "flag");
 }
 
 Result<std::int64_t> parse_count(const std::string& text, const char* name, std::int64_t fallback) {

@@ -55,7 +55,8 @@ Result<ApiResponse> delete_run(const ApiRequest& req, AppContext& app) {
 void register_run_routes(Router& router) {
   router.add("GET", "/api/v1/runs", list_runs, RouteOptions{}.params({"platform", "threshold", "format"}));
   router.add("GET", "/api/v1/runs/{key}", get_run, RouteOptions{}.params({"threshold"}));
-  router.add("DELETE", "/api/v1/runs/{key}", delete_run, RouteOptions::on(Lane::heavy).require(Scope::admin).params({}));
+  router.add("DELETE", "/api/v1/runs/{key}", delete_run,
+             RouteOptions::on(Lane::heavy).require(Scope::admin).params({}));
 }
 
 }  // namespace perftriage::server

@@ -21,6 +21,9 @@ Result<ApiResponse> get_slow(const ApiRequest& req, AppContext& app) {
 
 }  // namespace
 
-void register_slow_routes(Router& router) { router.add("GET", "/api/v1/slow", get_slow, RouteOptions{}.params({"run", "platform", "threshold", "format", "findings"})); }
+void register_slow_routes(Router& router) {
+  router.add("GET", "/api/v1/slow", get_slow,
+             RouteOptions{}.params({"run", "platform", "threshold", "format", "findings"}));
+}
 
 }  // namespace perftriage::server

@@ -35,8 +35,9 @@ Result<std::vector<ingest::InputFile>> files_from_request(const ApiRequest& req,
                                                           const ingest::UnpackLimits& limits) {
   const std::string type = media_type(req.header("content-type"));
   if (req.bytes().empty()) {
-    return make_error(ErrorKind::invalid_input, "empty_body", "the request body is empty: send a CSV, a multipart "
-                                                              "form with one part per file, or a zip / tar.gz");
+    return make_error(ErrorKind::invalid_input, "empty_body",
+                      "the request body is empty: send a CSV, a multipart "
+                      "form with one part per file, or a zip / tar.gz");
   }
   if (type == "multipart/form-data") {
     PT_ASSIGN(auto parts, ingest::parse_multipart_views(req.bytes(), req.header("content-type"), limits.max_parts));
@@ -78,7 +79,8 @@ Result<ApiResponse> post_upload(const ApiRequest& req, AppContext& app) {
     // cannot ask for it on its own.
     return make_error(ErrorKind::forbidden, "replace_needs_query",
                       "\"replace\": true in the meta part needs replace=true in the query as well "
-                      "(and a token with scope 'admin')", "meta", 0, "replace");
+                      "(and a token with scope 'admin')",
+                      "meta", 0, "replace");
   }
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto summary, ingest_files(*store, meta, std::move(files), app.settings().unpack));

@@ -50,9 +50,7 @@ TEST(BoundedJson, InvalidJsonIsBadJson) {
   EXPECT_EQ(bad.error().code, "bad_json");
 }
 
-TEST(BoundedJson, UnbalancedClosersDoNotUnderflow) {
-  EXPECT_EQ(json_nesting_depth("]]]]}}}[", 64), 1u);
-}
+TEST(BoundedJson, UnbalancedClosersDoNotUnderflow) { EXPECT_EQ(json_nesting_depth("]]]]}}}[", 64), 1u); }
 
 }  // namespace
 }  // namespace perftriage

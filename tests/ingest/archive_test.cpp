@@ -73,18 +73,18 @@ TEST(Archive, DetectByMagic) {
 }
 
 TEST(Archive, ZipTreeKeepsOnlyCsvMembersWithNormalisedPaths) {
-  const std::string zip = build(
-      Fmt::zip, {{"./huggingface/", "", AE_IFDIR},
-                 {"./huggingface/bfloat16/inference/performance/"
-                  "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv",
-                  kCsv},
-                 {"sub//B.CSV", "x"},
-                 {"notes.txt", "not a csv"}});
+  const std::string zip = build(Fmt::zip, {{"./huggingface/", "", AE_IFDIR},
+                                           {"./huggingface/bfloat16/inference/performance/"
+                                            "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv",
+                                            kCsv},
+                                           {"sub//B.CSV", "x"},
+                                           {"notes.txt", "not a csv"}});
   auto r = pi::unpack_archive(zip, "upload.zip");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->size(), 2u);
-  EXPECT_EQ((*r)[0].path,
-            "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv");
+  EXPECT_EQ(
+      (*r)[0].path,
+      "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv");
   EXPECT_EQ((*r)[0].bytes, kCsv);
   EXPECT_EQ((*r)[1].path, "sub/B.CSV");
   EXPECT_EQ((*r)[1].bytes, "x");
@@ -125,12 +125,9 @@ TEST(ArchiveErrors, DotDotMemberRefused) {
 // Zip-slip: every way out of the archive's tree is refused with 400 naming the member, in every format.
 TEST(ArchiveErrors, ZipSlipRefusedNamingTheMember) {
   const std::vector<std::pair<Member, std::string>> cases = {
-      {{"../evil.csv", kCsv}, "climbs out"},
-      {{"a/b/../../../evil.csv", kCsv}, "climbs out"},
-      {{"..\\evil.csv", kCsv}, "climbs out"},
-      {{"/etc/evil.csv", kCsv}, "absolute path"},
-      {{"C:/evil.csv", kCsv}, "absolute path"},
-      {{"evil.csv", "", AE_IFLNK}, "is a link"},
+      {{"../evil.csv", kCsv}, "climbs out"},     {{"a/b/../../../evil.csv", kCsv}, "climbs out"},
+      {{"..\\evil.csv", kCsv}, "climbs out"},    {{"/etc/evil.csv", kCsv}, "absolute path"},
+      {{"C:/evil.csv", kCsv}, "absolute path"},  {{"evil.csv", "", AE_IFLNK}, "is a link"},
       {{"evil.txt", "", AE_IFLNK}, "is a link"},
   };
   for (Fmt f : {Fmt::zip, Fmt::tar, Fmt::tar_gz}) {

@@ -38,7 +38,8 @@ TEST(Normalize, ModesAndKinds) {
 }
 
 TEST(AxesFromPath, TorchXpuOpsInductorLog) {
-  auto a = pi::axes_from_path("inductor_log/huggingface/amp_bf16/inductor_huggingface_amp_bf16_training_xpu_accuracy.csv");
+  auto a =
+      pi::axes_from_path("inductor_log/huggingface/amp_bf16/inductor_huggingface_amp_bf16_training_xpu_accuracy.csv");
   EXPECT_EQ(a.suite, "huggingface");
   EXPECT_EQ(a.dtype, "amp_bf16");
   EXPECT_EQ(a.mode, "training");

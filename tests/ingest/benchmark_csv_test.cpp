@@ -403,7 +403,8 @@ TEST(SniffCsv, Flavors) {
   EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/crlf_blank_comments.csv")), pi::CsvFlavor::results);
   EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_dynamic_inductor_timm_training.csv")), pi::CsvFlavor::reference);
   EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_inference_huggingface0.csv")), pi::CsvFlavor::reference);
-  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_xpu_wide_inductor_torchbench_training.csv")), pi::CsvFlavor::reference);
+  EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_xpu_wide_inductor_torchbench_training.csv")),
+            pi::CsvFlavor::reference);
   EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_xpu_combined.csv")), pi::CsvFlavor::reference);
   EXPECT_EQ(pi::sniff_csv(read_fixture("ingest/ref_speedup_targets_cpu.csv")), pi::CsvFlavor::reference);
   EXPECT_EQ(pi::sniff_csv(""), pi::CsvFlavor::unknown);

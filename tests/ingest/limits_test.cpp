@@ -40,8 +40,10 @@ std::string cells(std::size_t n, const std::string& value) {
 std::string dump(const pi::ResultRow& r) {
   std::ostringstream o;
   auto opt = [&](const auto& v) {
-    if (v) o << *v;
-    else o << "-";
+    if (v)
+      o << *v;
+    else
+      o << "-";
     o << "|";
   };
   o << r.line << "|" << r.dev << "|" << r.model << "|" << r.batch_size << "|" << r.speedup_text << "|";
@@ -101,12 +103,12 @@ TEST(CsvLimits, TrailingEmptyCellsCostNothingAndWarnNothing) {
 }
 
 TEST(CsvLimits, ExtraCellsAreKeptUpToTheBoundsTheRestCountedInAWarning) {
-  const std::string bytes = std::string(kH16) +
-                            "xpu,A," + "16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0" + cells(40, "e") + "\n" +  // 24 dropped
+  const std::string bytes = std::string(kH16) + "xpu,A," + "16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0" + cells(40, "e") +
+                            "\n" +  // 24 dropped
                             "xpu,B,16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0," + std::string(600, 'p') + "," +
-                            std::string(600, 'q') + ",r\n" +                                                  // 2 dropped
-                            "xpu,C,16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0,,,c1,,c2\n" +                        // none
-                            "xpu,D,16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0" + cells(3000, "d") + "\n";          // 2984
+                            std::string(600, 'q') + ",r\n" +                                         // 2 dropped
+                            "xpu,C,16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0,,,c1,,c2\n" +                // none
+                            "xpu,D,16,0.9,10.0,30.0,0,0,0,1,1,0,0,0,0,0" + cells(3000, "d") + "\n";  // 2984
   auto p = parse_ok(bytes);
   ASSERT_EQ(p.rows.size(), 4u);
   ASSERT_EQ(p.rows[0].extra.size(), 16u);
@@ -179,8 +181,8 @@ TEST(CsvLimits, ReferenceFilesShareTheBounds) {
   auto wide = pi::parse_reference_csv("name,accuracy" + cells(600, "x") + "\nm,pass\n", "ref.csv", axes);
   ASSERT_FALSE(wide.ok());
   EXPECT_EQ(wide.error().code, "too_many_columns");
-  auto longer = pi::parse_reference_csv("name,accuracy,graph_breaks\nm," + std::string(5000, 'p') + ",0\n", "ref.csv",
-                                        axes);
+  auto longer =
+      pi::parse_reference_csv("name,accuracy,graph_breaks\nm," + std::string(5000, 'p') + ",0\n", "ref.csv", axes);
   ASSERT_FALSE(longer.ok());
   EXPECT_EQ(longer.error().code, "cell_too_long");
   EXPECT_EQ(longer.error().column, "accuracy");

@@ -40,15 +40,16 @@ TEST(Multipart, QuotedBoundaryLfOnlyAndBinaryBody) {
   static const char kBin[] = "PK\x03\x04\0\0\r\n--not-the-boundary\n\xff\x00";
   const std::string bin(kBin, sizeof(kBin) - 1);
   ASSERT_EQ(bin.size(), 29u);
-  const std::string body = "--a b;c\n"
-                           "Content-Disposition: form-data; name=\"archive\"; filename=\"runs.zip\"\n"
-                           "Content-Type: application/zip\n"
-                           "\n" +
-                           bin +
-                           "\n--a b;c\n"
-                           "Content-Disposition: form-data; name=\"empty\"\n"
-                           "\n"
-                           "\n--a b;c--";
+  const std::string body =
+      "--a b;c\n"
+      "Content-Disposition: form-data; name=\"archive\"; filename=\"runs.zip\"\n"
+      "Content-Type: application/zip\n"
+      "\n" +
+      bin +
+      "\n--a b;c\n"
+      "Content-Disposition: form-data; name=\"empty\"\n"
+      "\n"
+      "\n--a b;c--";
   auto r = pi::parse_multipart(body, "Multipart/Form-Data; charset=utf-8; Boundary=\"a b;c\"");
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->size(), 2u);

@@ -45,8 +45,7 @@ TEST(Robustness, RandomBytes) {
   for (int i = 0; i < 1500; ++i) {
     std::string s(rng() % 300, '\0');
     const bool raw = i % 2 == 0;
-    for (char& c : s)
-      c = raw ? static_cast<char>(rng() & 0xff) : alphabet[rng() % alphabet.size()];
+    for (char& c : s) c = raw ? static_cast<char>(rng() & 0xff) : alphabet[rng() % alphabet.size()];
     if (i % 3 == 0) s = "dev,name,batch_size,speedup,abs_latency\n" + s;
     if (i % 5 == 0) s = "--b\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\n" + s;
     feed(s);

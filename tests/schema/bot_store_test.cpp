@@ -67,8 +67,10 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
           continue;
         }
         auto r = record_delivery(s->db(), "delivery-" + std::to_string(i), "issues", "opened");
-        if (!r) ++errors;
-        else if (*r) ++accepted;
+        if (!r)
+          ++errors;
+        else if (*r)
+          ++accepted;
         if (!tx->commit()) ++errors;
       }
     });

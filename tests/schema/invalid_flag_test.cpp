@@ -71,8 +71,8 @@ TEST(InvalidFlag, StoredWithoutASpeedupSoNoQueryCountsItSlowOrPassing) {
 }
 
 TEST(InvalidFlag, MigrationMarksRowsStoredBeforeItAndRebuildsTheBacklog) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("perftriage-invalid-migration-" + std::to_string(getpid()) + ".sqlite");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("perftriage-invalid-migration-" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(path);
   {
     auto db = Database::open(path.string());

@@ -87,7 +87,8 @@ TEST(Migrations, VersionsAreContiguousFromOne) {
 }
 
 TEST_F(StoreTest, EnsureRunMergesTagsAndRefusesAnotherPlatform) {
-  auto a = ensure_run(store_->db(), {"r1", "BMG", "", "", "", "2026-01-01T00:00:00Z", {"nightly"}, R"({"driver":"1"})"});
+  auto a =
+      ensure_run(store_->db(), {"r1", "BMG", "", "", "", "2026-01-01T00:00:00Z", {"nightly"}, R"({"driver":"1"})"});
   ASSERT_TRUE(a);
   auto b = ensure_run(store_->db(), {"r1", "BMG", "xpu", "2.12", "abc", "", {"nightly", "shard2"}, R"({"mkl":"2"})"});
   ASSERT_TRUE(b);
@@ -109,8 +110,9 @@ TEST_F(StoreTest, EnsureRunMergesTagsAndRefusesAnotherPlatform) {
 TEST_F(StoreTest, SlowFilterUsesThresholdAndExcludesFailures) {
   const auto r = run("r", "BMG", "2026-01-01T00:00:00Z");
   const auto f = file(r, "a.csv", kPerf, "x");
-  rows(r, f, kPerf, {perf_row("fast", 1.5, 10, 2), perf_row("slow", 0.66, 10, 3), perf_row("edge", 0.97, 10, 4),
-                     perf_row("broken", 0.0, 0, 5)});
+  rows(r, f, kPerf,
+       {perf_row("fast", 1.5, 10, 2), perf_row("slow", 0.66, 10, 3), perf_row("edge", 0.97, 10, 4),
+        perf_row("broken", 0.0, 0, 5)});
   ResultFilter filter;
   filter.run_ids = {r};
   filter.flag = ResultFlag::slow;
@@ -219,8 +221,8 @@ TEST_F(StoreTest, UnreliableWhenTheSameModelFailsAccuracy) {
 
 TEST_F(StoreTest, DeviationFromReferenceIsFlaggedBothWays) {
   const auto r = run("r", "BMG", "");
-  const auto ref = file(r, "inductor_huggingface_inference.csv", {"huggingface", "", "inference", "reference", "", ""},
-                        "ref");
+  const auto ref =
+      file(r, "inductor_huggingface_inference.csv", {"huggingface", "", "inference", "reference", "", ""}, "ref");
   std::vector<ingest::Expectation> exp{
       {2, "huggingface", "inference", "bfloat16", "A", "pass", std::nullopt, std::nullopt, ""},
       {3, "huggingface", "inference", "", "B", "fail_accuracy", std::nullopt, std::nullopt, ""},

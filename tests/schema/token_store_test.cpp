@@ -71,8 +71,9 @@ TEST_F(TokenStoreTest, TheSecretIsNeverStored) {
   EXPECT_EQ(all.find(t.token), std::string::npos);
   // The salt is random per token: two tokens never share a salt or a hash.
   create("b", {"admin"});
-  auto st = Statement::prepare(store_->db(), "SELECT count(DISTINCT salt), count(DISTINCT hash), "
-                                             "length(salt), length(hash) FROM api_tokens");
+  auto st = Statement::prepare(store_->db(),
+                               "SELECT count(DISTINCT salt), count(DISTINCT hash), "
+                               "length(salt), length(hash) FROM api_tokens");
   ASSERT_TRUE(st);
   ASSERT_TRUE(*st->step());
   EXPECT_EQ(st->int64(0), 2);
@@ -141,8 +142,8 @@ TEST_F(TokenStoreTest, ListNeverCarriesSecretsAndTouchRecordsUse) {
 }
 
 TEST(TokenTouch, NeverWaitsForTheWriteLock) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("perftriage-token-touch-" + std::to_string(getpid()) + ".sqlite");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("perftriage-token-touch-" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(path);
   {
     auto writer = Store::open(path.string());

@@ -114,8 +114,8 @@ class ServerProcess {
       if (args[i].rfind("--db=", 0) == 0) db = args[i].substr(5);
       if (db.empty()) continue;
       static int serial = 0;
-      token_ = create_token(binary, db, "test-admin-" + std::to_string(getpid()) + "-" + std::to_string(++serial),
-                            "admin");
+      token_ =
+          create_token(binary, db, "test-admin-" + std::to_string(getpid()) + "-" + std::to_string(++serial), "admin");
     }
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe");

@@ -13,13 +13,21 @@ BacklogObservation obs(std::size_t run, const std::string& model, double speedup
 std::vector<BacklogObservation> history() {
   return {
       // X: slow in runs 1 and 2, fixed in 3, still fine in 4.
-      obs(0, "X", 1.05), obs(1, "X", 0.70), obs(2, "X", 0.80), obs(3, "X", 1.20), obs(4, "X", 1.10),
+      obs(0, "X", 1.05),
+      obs(1, "X", 0.70),
+      obs(2, "X", 0.80),
+      obs(3, "X", 1.20),
+      obs(4, "X", 1.10),
       // Y: slow in 0, not measured in 1..3, slow again in 4.
-      obs(0, "Y", 0.90), obs(4, "Y", 0.95),
+      obs(0, "Y", 0.90),
+      obs(4, "Y", 0.95),
       // Z: slow in 2, fails (speedup 0) in 4.
-      obs(2, "Z", 0.60), obs(3, "Z", 0.65), obs(4, "Z", 0),
+      obs(2, "Z", 0.60),
+      obs(3, "Z", 0.65),
+      obs(4, "Z", 0),
       // W: never slow.
-      obs(0, "W", 1.5), obs(4, "W", 1.4),
+      obs(0, "W", 1.5),
+      obs(4, "W", 1.4),
   };
 }
 

@@ -73,7 +73,7 @@ TEST(ChangeDetection, ParamsAreNamedInTheMethod) {
   StepParams p;
   p.persistence = 3;
   Series s = {1.0, 1.0, 1.0, 0.5, 0.5, 1.0, 1.0};
-  EXPECT_EQ(detect_steps(s).size(), 2u);     // down at 3, back up at 5
+  EXPECT_EQ(detect_steps(s).size(), 2u);    // down at 3, back up at 5
   EXPECT_TRUE(detect_steps(s, p).empty());  // two shifted points do not persist for three
 }
 

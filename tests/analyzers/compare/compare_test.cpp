@@ -174,7 +174,7 @@ TEST(CompareAggregates, GoldenPerSuiteAndPerSuiteDtypeMode) {
 }
 
 TEST(CompareAggregates, GeomeanOfKnownValues) {
-  EXPECT_NEAR(*geomean({2, 0.5, 1.5}), 1.1447142425533319, 1e-12);  // 1.5^(1/3)
+  EXPECT_NEAR(*geomean({2, 0.5, 1.5}), 1.1447142425533319, 1e-12);          // 1.5^(1/3)
   EXPECT_NEAR(*geomean_clipped({2, 0.5, 1.5}), 1.4422495703074083, 1e-12);  // 3^(1/3)
   EXPECT_FALSE(geomean({}));
   EXPECT_FALSE(geomean({1.0, 0.0}));
@@ -183,15 +183,15 @@ TEST(CompareAggregates, GeomeanOfKnownValues) {
 TEST(CompareCases, ThresholdsAreConfigurable) {
   const Thresholds t{0.75, 0.5, 1.6};
   const auto cases = compare_cases(base_run(), target_run(), t);
-  EXPECT_EQ(find(cases, "ModelB").verdict, Verdict::unchanged);   // 0.8 is above 0.75
-  EXPECT_EQ(find(cases, "ModelC").verdict, Verdict::unchanged);   // 1.5 is below 1.6
-  EXPECT_EQ(find(cases, "tb_b").severity, "yellow");              // 0.5 is not below 0.5
+  EXPECT_EQ(find(cases, "ModelB").verdict, Verdict::unchanged);  // 0.8 is above 0.75
+  EXPECT_EQ(find(cases, "ModelC").verdict, Verdict::unchanged);  // 1.5 is below 1.6
+  EXPECT_EQ(find(cases, "tb_b").severity, "yellow");             // 0.5 is not below 0.5
   EXPECT_EQ(find(cases, "tb_a").verdict, Verdict::improvement);  // 2 > 1.6
 }
 
 TEST(CompareCases, FailingOnBothSidesIsUnchangedWithoutStatusChange) {
-  const auto cases = compare_cases({perf(HF, "float16", "training", "M", 0, 0)},
-                                   {perf(HF, "float16", "training", "M", 0, 0)});
+  const auto cases =
+      compare_cases({perf(HF, "float16", "training", "M", 0, 0)}, {perf(HF, "float16", "training", "M", 0, 0)});
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].verdict, Verdict::unchanged);
   EXPECT_EQ(cases[0].status_change, "");
@@ -199,9 +199,9 @@ TEST(CompareCases, FailingOnBothSidesIsUnchangedWithoutStatusChange) {
 }
 
 TEST(CompareCases, NewPassedWhenAccuracyRecovers) {
-  const auto cases =
-      compare_cases({perf(HF, "float16", "inference", "M", 1.2, 5), acc(HF, "float16", "inference", "M", "fail_to_run")},
-                    {perf(HF, "float16", "inference", "M", 1.2, 5), acc(HF, "float16", "inference", "M", "eager_variation")});
+  const auto cases = compare_cases(
+      {perf(HF, "float16", "inference", "M", 1.2, 5), acc(HF, "float16", "inference", "M", "fail_to_run")},
+      {perf(HF, "float16", "inference", "M", 1.2, 5), acc(HF, "float16", "inference", "M", "eager_variation")});
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].verdict, Verdict::new_passed);
 }
@@ -211,9 +211,9 @@ TEST(CompareCases, AccuracyRowsAloneAreNotACase) {
 }
 
 TEST(CompareCases, PassingShardRowWinsOverFailedDuplicate) {
-  const auto cases = compare_cases(
-      {perf(HF, "float16", "inference", "M", 0, 0), perf(HF, "float16", "inference", "M", 1.5, 10)},
-      {perf(HF, "float16", "inference", "M", 1.5, 10)});
+  const auto cases =
+      compare_cases({perf(HF, "float16", "inference", "M", 0, 0), perf(HF, "float16", "inference", "M", 1.5, 10)},
+                    {perf(HF, "float16", "inference", "M", 1.5, 10)});
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_EQ(cases[0].verdict, Verdict::unchanged);
 }
@@ -290,8 +290,9 @@ TEST(CompareRender, MarkdownListsOnlyChangedCases) {
                     "regression (red) | compiled got slower |"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("| overall | 9 | 5 | 100.0% | 75.0% | 1.0845 | 0.9564 | 1.3026 | 1.2619 | 0.9564 | 1.0845 | 2 | 2 |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| overall | 9 | 5 | 100.0% | 75.0% | 1.0845 | 0.9564 | 1.3026 | 1.2619 | 0.9564 | 1.0845 | 2 | 2 |"),
+      std::string::npos)
       << md;
 }
 

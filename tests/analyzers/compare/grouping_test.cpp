@@ -24,8 +24,9 @@ TEST(Grouping, SharedAxesOfASet) {
   const auto all = seed_cases();
   EXPECT_EQ(shared_axes(all), (std::map<std::string, std::string>{{"config", ""}}));
   const std::vector<CaseKey> tb(all.begin() + 8, all.end());
-  EXPECT_EQ(shared_axes(tb), (std::map<std::string, std::string>{
-                                 {"suite", "torchbench"}, {"dtype", "bfloat16"}, {"mode", "inference"}, {"config", ""}}));
+  EXPECT_EQ(shared_axes(tb),
+            (std::map<std::string, std::string>{
+                {"suite", "torchbench"}, {"dtype", "bfloat16"}, {"mode", "inference"}, {"config", ""}}));
   EXPECT_TRUE(shared_axes({}).empty());
 }
 

@@ -11,8 +11,8 @@
 namespace perftriage::analyzers::compare::test {
 
 inline model::ResultRecord perf(const std::string& suite, const std::string& dtype, const std::string& mode,
-                                 const std::string& model, double speedup, double compiled_ms,
-                                 std::optional<double> compile_s = {}, std::optional<double> peak_mem_gb = {}) {
+                                const std::string& model, double speedup, double compiled_ms,
+                                std::optional<double> compile_s = {}, std::optional<double> peak_mem_gb = {}) {
   model::ResultRecord r;
   r.suite = suite;
   r.dtype = dtype;
@@ -32,7 +32,7 @@ inline model::ResultRecord perf(const std::string& suite, const std::string& dty
 }
 
 inline model::ResultRecord acc(const std::string& suite, const std::string& dtype, const std::string& mode,
-                                const std::string& model, const std::string& status) {
+                               const std::string& model, const std::string& status) {
   model::ResultRecord r;
   r.suite = suite;
   r.dtype = dtype;

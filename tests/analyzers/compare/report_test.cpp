@@ -49,12 +49,12 @@ TEST(Report, SlowReportPrintsTheOneSlowTable) {
 TEST(Report, SlowReportHasTheSeedShape) {
   auto a = perf("huggingface", "bfloat16", "inference", "ElectraForQuestionAnswering", 0.662224, 10);
   a.batch_size = 128;
-  a.source = "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv";
+  a.source =
+      "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv";
   auto b = perf("huggingface", "float16", "inference", "ElectraForQuestionAnswering", 0.646220, 10);
   auto c = perf("torchbench", "bfloat16", "inference", "maml", 0.664822, 10);
   const auto md = slow_report_markdown(run("bmg-2.12", "2.12.0+xpu", {"release-2.12"}), {a, b, c}, 1.0);
-  EXPECT_EQ(first_line(md),
-            "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)");
+  EXPECT_EQ(first_line(md), "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)");
   EXPECT_NE(md.find("BMG PyTorch 2.12 release performance results contain 3 cases where inductor is slower than "
                     "eager (speedup < 1)."),
             std::string::npos)
@@ -115,8 +115,8 @@ TEST(Report, RegressionReportGroupsIntoCategories) {
   };
   const Thresholds t;
   const auto cases = compare_cases(base, target, t);
-  const auto md = regression_report_markdown(run("b", "2.12.0+xpu"), run("t", "2.13.0+xpu"), cases,
-                                             aggregate(cases), t);
+  const auto md =
+      regression_report_markdown(run("b", "2.12.0+xpu"), run("t", "2.13.0+xpu"), cases, aggregate(cases), t);
   EXPECT_EQ(first_line(md), "[BMG] 4 E2E inductor performance regressions: release 2.13 vs 2.12");
   EXPECT_NE(md.find("- Regressions: 4 (red: 2); improvements: 1; unchanged: 0\n"), std::string::npos) << md;
   EXPECT_NE(md.find("## Inductor-path regressions (compiled got slower): 4\n"), std::string::npos) << md;

@@ -70,8 +70,9 @@ TEST(SlowTable, MarkdownEscapesPipesAndKeepsSpeedupText) {
   r.source = "a.csv";
   const auto md = slow_table_markdown({r});
   EXPECT_NE(md.find("| Weird\\|Model | 4 | 0.6026 | a.csv |"), std::string::npos);
-  EXPECT_EQ(slow_table_csv({r}), "suite,dtype,mode,model,batch_size,speedup,source\nhuggingface,bfloat16,inference,"
-                                 "Weird|Model,4,0.6026,a.csv\n");
+  EXPECT_EQ(slow_table_csv({r}),
+            "suite,dtype,mode,model,batch_size,speedup,source\nhuggingface,bfloat16,inference,"
+            "Weird|Model,4,0.6026,a.csv\n");
   const auto j = slow_table_json({r});
   ASSERT_EQ(j.size(), 1u);
   EXPECT_DOUBLE_EQ(j[0]["speedup"].get<double>(), 0.6026);
@@ -86,7 +87,8 @@ TEST(SlowTable, SpeedupWithoutTextHasSixDecimalsInMarkdownAndCsv) {
   r.source = "s.csv";
   EXPECT_EQ(speedup_cell(r), "0.500000");
   EXPECT_NE(slow_table_markdown({r}).find("| m | 2 | 0.500000 | s.csv |\n"), std::string::npos);
-  EXPECT_EQ(slow_table_csv({r}).substr(slow_table_csv({r}).find('\n') + 1), "timm_models,float16,training,m,2,0.500000,s.csv\n");
+  EXPECT_EQ(slow_table_csv({r}).substr(slow_table_csv({r}).find('\n') + 1),
+            "timm_models,float16,training,m,2,0.500000,s.csv\n");
   EXPECT_DOUBLE_EQ(slow_table_json({r})[0]["speedup"].get<double>(), 0.5);
   r.speedup.reset();
   EXPECT_EQ(speedup_cell(r), "");
@@ -101,10 +103,11 @@ TEST(SlowTable, AnExtraColumnIsAddedToTheSameTable) {
   b.model = "b";
   const ExtraColumn findings{"findings", {"host_bound: yes", ""}};
   const auto md = slow_table_markdown({r, b}, &findings);
-  EXPECT_EQ(md, "| suite | dtype | mode | model | batch_size | speedup | source csv | findings |\n"
-                "|---|---|---|---|---:|---:|---|---|\n"
-                "| huggingface | bfloat16 | inference | a | 1 | 0.7 | x.csv | host_bound: yes |\n"
-                "| huggingface | bfloat16 | inference | b | 1 | 0.7 | x.csv | |\n");
+  EXPECT_EQ(md,
+            "| suite | dtype | mode | model | batch_size | speedup | source csv | findings |\n"
+            "|---|---|---|---|---:|---:|---|---|\n"
+            "| huggingface | bfloat16 | inference | a | 1 | 0.7 | x.csv | host_bound: yes |\n"
+            "| huggingface | bfloat16 | inference | b | 1 | 0.7 | x.csv | |\n");
   // Without the column, every other byte is the same.
   EXPECT_EQ(slow_table_markdown({r, b}),
             "| suite | dtype | mode | model | batch_size | speedup | source csv |\n|---|---|---|---|---:|---:|---|\n"

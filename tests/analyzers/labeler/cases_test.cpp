@@ -35,8 +35,9 @@ TEST(LabelerCases, UnitTestDtypeSuffix) {
 }
 
 TEST(LabelerCases, MarkdownTable) {
-  auto s = scan("| suite | dtype | mode | model | batch_size | speedup |\n|---|---|---|---|---|---|\n"
-                "| huggingface | bfloat16 | inference | BertForMaskedLM | 8 | 0.71 |\n");
+  auto s = scan(
+      "| suite | dtype | mode | model | batch_size | speedup |\n|---|---|---|---|---|---|\n"
+      "| huggingface | bfloat16 | inference | BertForMaskedLM | 8 | 0.71 |\n");
   ASSERT_EQ(s.cases.size(), 1u);
   EXPECT_EQ(s.cases[0].display(), "huggingface/BertForMaskedLM/inference/bfloat16");
   EXPECT_DOUBLE_EQ(s.cases[0].speedup.value_or(0), 0.71);
@@ -44,8 +45,9 @@ TEST(LabelerCases, MarkdownTable) {
 }
 
 TEST(LabelerCases, ExcelPaste) {
-  auto s = scan("Suite | Dtype | Mode | Model | speedup\n-- | -- | -- | -- | --\n"
-                "timm_models | float16 | training | levit_128 | 0.8\n");
+  auto s = scan(
+      "Suite | Dtype | Mode | Model | speedup\n-- | -- | -- | -- | --\n"
+      "timm_models | float16 | training | levit_128 | 0.8\n");
   ASSERT_EQ(s.cases.size(), 1u);
   EXPECT_EQ(s.cases[0].model, "levit_128");
   EXPECT_EQ(s.table_shape, "Excel paste table");
@@ -58,20 +60,23 @@ TEST(LabelerCases, ContextFillsMissingColumns) {
 }
 
 TEST(LabelerCases, SummaryLogAndStatuses) {
-  auto s = scan("Summary for torchbench bfloat16 inference accuracy\n"
-                "  Real failed models: 2 [['hf_T5', 'fail_accuracy'], ['hf_Bert', 'eager_fail_to_run']]\n");
+  auto s = scan(
+      "Summary for torchbench bfloat16 inference accuracy\n"
+      "  Real failed models: 2 [['hf_T5', 'fail_accuracy'], ['hf_Bert', 'eager_fail_to_run']]\n");
   ASSERT_EQ(s.cases.size(), 2u);
   EXPECT_EQ(s.cases[0].display(), "torchbench/hf_T5/inference/bfloat16");
   EXPECT_EQ(s.cases[1].status, "eager_fail_to_run");
-  auto lines = scan("Summary for huggingface float16 training accuracy\nxpu  train  T5Small  fail_accuracy\n"
-                    "xpu  train  GPT2  pass\n");
+  auto lines = scan(
+      "Summary for huggingface float16 training accuracy\nxpu  train  T5Small  fail_accuracy\n"
+      "xpu  train  GPT2  pass\n");
   ASSERT_EQ(lines.cases.size(), 1u);
   EXPECT_EQ(lines.cases[0].model, "T5Small");
 }
 
 TEST(LabelerCases, BenchmarkCommands) {
-  auto s = scan("python benchmarks/dynamo/huggingface.py --accuracy --amp --amp-dtype bfloat16 -d xpu \\\n"
-                "    --training --only T5Small\n");
+  auto s = scan(
+      "python benchmarks/dynamo/huggingface.py --accuracy --amp --amp-dtype bfloat16 -d xpu \\\n"
+      "    --training --only T5Small\n");
   ASSERT_EQ(s.cases.size(), 1u);
   EXPECT_EQ(s.cases[0].display(), "huggingface/T5Small/training/amp_bf16");
   auto plain = scan("python benchmarks/dynamo/torchbench.py --performance --bfloat16 --inference --only=alexnet");
@@ -83,9 +88,10 @@ TEST(LabelerCases, BenchmarkCommands) {
 }
 
 TEST(LabelerCases, UnitTestForms) {
-  auto s = scan("Cases:\nop_ut,third_party.torch-xpu-ops.test.xpu.test_ops_xpu.TestCommonXPU,test_foo_xpu_float32\n\n"
-                "test/test_nn.py::TestNNDeviceTypeXPU::test_bar_xpu_bfloat16\n"
-                "FAILED test/test_torch.py::TestTorchXPU::test_baz_xpu_int64 - RuntimeError: not implemented\n");
+  auto s = scan(
+      "Cases:\nop_ut,third_party.torch-xpu-ops.test.xpu.test_ops_xpu.TestCommonXPU,test_foo_xpu_float32\n\n"
+      "test/test_nn.py::TestNNDeviceTypeXPU::test_bar_xpu_bfloat16\n"
+      "FAILED test/test_torch.py::TestTorchXPU::test_baz_xpu_int64 - RuntimeError: not implemented\n");
   ASSERT_EQ(s.cases.size(), 3u);
   EXPECT_EQ(s.cases[0].suite, "op_ut");
   EXPECT_EQ(s.cases[0].test_id, "third_party.torch-xpu-ops.test.xpu.test_ops_xpu.TestCommonXPU::test_foo_xpu_float32");

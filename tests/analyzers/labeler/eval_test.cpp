@@ -39,7 +39,8 @@ TEST(LabelerEval, PerAxisPrecisionAndRecall) {
     if (auto p = value_of(r, "priority"); !p.empty()) got.insert({"priority", p});
     for (const auto& g : got) {
       auto& t = tally[g.first];
-      if (want.count(g)) ++t.tp;
+      if (want.count(g))
+        ++t.tp;
       else {
         ++t.fp;
         ADD_FAILURE() << file << ": unexpected " << g.first << " = " << g.second;

@@ -17,8 +17,7 @@ TEST(LabelerEvidence, ReasonsCiteMeasurementsAndVerdictsSplitTheIssue) {
   int calls = 0;
   EvidenceLookup lookup = [&](const ParsedCase& c) -> std::optional<CaseEvidence> {
     ++calls;
-    if (c.suite == "huggingface")
-      return CaseEvidence{0.655, 0.98, 1.0, {"math fallback"}, "bmg-2.12-release"};
+    if (c.suite == "huggingface") return CaseEvidence{0.655, 0.98, 1.0, {"math fallback"}, "bmg-2.12-release"};
     if (c.suite == "torchbench") return CaseEvidence{0.67, 1.0, 1.0, {"host-bound"}, "bmg-2.12-release"};
     return std::nullopt;
   };
@@ -53,7 +52,7 @@ TEST(LabelerEvidence, RatiosSeparateInductorAndEagerPaths) {
       "python benchmarks/dynamo/huggingface.py --performance --bfloat16 --inference --only T5Small\n```\n";
   EvidenceLookup lookup = [](const ParsedCase& c) -> std::optional<CaseEvidence> {
     if (c.model == "BertForMaskedLM") return CaseEvidence{0.8, 0.85, 1.0, {}, "db"};  // inductor path
-    return CaseEvidence{1.2, 1.0, 0.8, {}, "db"};                                      // eager path
+    return CaseEvidence{1.2, 1.0, 0.8, {}, "db"};                                     // eager path
   };
   auto r = label_issue({"[PVC] 2.13 nightly numbers", body, {}, "", 0}, xpu_taxonomy(), lookup);
   ASSERT_EQ(r.cases.size(), 2u);

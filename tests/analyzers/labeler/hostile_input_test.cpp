@@ -27,9 +27,11 @@ std::string mixed_body(std::size_t n) {
       "FAILED test/xpu/test_ops_xpu.py::TestCommonXPU::test_compare_cpu_add_xpu_bfloat16 - AssertionError: not close\n",
       "| model | suite | dtype | speedup |\n|---|---|---|---|\n| BertForMaskedLM | huggingface | bfloat16 | 0.82 |\n\n",
       "huggingface amp_bf16 inference 2.13 vs 2.12 drop 12% regression -3.5% compared with eager passed but fails\n",
-      "python benchmarks/dynamo/huggingface.py --accuracy --amp --amp-dtype bfloat16 -d xpu --inference --only T5Small\n",
+      "python benchmarks/dynamo/huggingface.py --accuracy --amp --amp-dtype bfloat16 -d xpu --inference --only "
+      "T5Small\n",
       "<details><summary>log</summary>RuntimeError: UR error 0xdeadbeef</details> ~~struck~~ https://github.com/a/b\n",
-      "summary for huggingface bfloat16 inference accuracy\n[['T5Small', 'fail_accuracy'], ['BertForMaskedLM', 'pass']]\n\n",
+      "summary for huggingface bfloat16 inference accuracy\n[['T5Small', 'fail_accuracy'], ['BertForMaskedLM', "
+      "'pass']]\n\n",
       "pytest -v test/inductor/test_torchinductor.py -k test_conv2d_xpu segfault hang flaky on BMG Ubuntu 24.04\n",
       "aaaa bbbbbbb ccccc expected 3 actual 4 &nbsp; &lt; <!-- c --> 1.5x slower 30% drop; ",
   };
@@ -54,9 +56,9 @@ LabelResult label_ok(const IssueInput& in, const char* what) {
 
 TEST(HostileInput, InlineTaxonomyFieldOfTheWrongTypeIsRefusedNotThrown) {
   // fuzz/regressions/taxonomy/axis-multi-not-bool.json: "multi" held a string; nlohmann's value() threw.
-  for (const char* text : {R"({"name":"t","axes":[{"axis":"a","multi":"yes","values":{}}]})",
-                           R"({"name":"t","repo":7,"axes":[]})",
-                           R"({"name":"t","axes":[{"axis":"a","color":[1],"values":{"x":"a: x"}}]})"}) {
+  for (const char* text :
+       {R"({"name":"t","axes":[{"axis":"a","multi":"yes","values":{}}]})", R"({"name":"t","repo":7,"axes":[]})",
+        R"({"name":"t","axes":[{"axis":"a","color":[1],"values":{"x":"a: x"}}]})"}) {
     auto t = parse_taxonomy(nlohmann::json::parse(text));
     ASSERT_FALSE(t) << text;
     EXPECT_EQ(t.error().code, "bad_taxonomy") << text;
@@ -72,9 +74,9 @@ TEST(HostileInput, FailedLineWithThirtyThousandChars) {
   auto r = label_ok(issue("[BMG] UT failure", "FAILED a::b - " + std::string(30000, 'x')), "FAILED a::b - x*30000");
   EXPECT_FALSE(r.truncated.body);
   // The same shape with a real test id still parses, error text and all.
-  auto r2 = label_ok(issue("[BMG] UT failure", "FAILED test/test_ops.py::TestX::test_y_bfloat16 - " +
-                                                   std::string(30000, 'x')),
-                     "FAILED test_ops.py::... - x*30000");
+  auto r2 = label_ok(
+      issue("[BMG] UT failure", "FAILED test/test_ops.py::TestX::test_y_bfloat16 - " + std::string(30000, 'x')),
+      "FAILED test_ops.py::... - x*30000");
   ASSERT_EQ(r2.cases.size(), 1u);
   EXPECT_EQ(r2.cases[0].test_id, "test/test_ops.py::TestX::test_y_bfloat16");
   EXPECT_EQ(r2.cases[0].error.size(), 30000u);

@@ -8,16 +8,18 @@ namespace {
 
 TEST(LabelerPreprocess, CutsTheEnvironmentZone) {
   for (const char* marker : {"### Versions", "Collecting environment information...", "PyTorch version: 2.12"}) {
-    auto p = preprocess(std::string("line one\r\nline two\r\n") + marker + "\nOS: Windows 11\nGPU: Intel(R) Arc(TM) B580\n");
+    auto p =
+        preprocess(std::string("line one\r\nline two\r\n") + marker + "\nOS: Windows 11\nGPU: Intel(R) Arc(TM) B580\n");
     EXPECT_EQ(p.lines, (std::vector<std::string>{"line one", "line two"})) << marker;
     EXPECT_NE(p.env.find("B580"), std::string::npos);
   }
 }
 
 TEST(LabelerPreprocess, DetailsWithADeviceDumpGoToTheEnvironment) {
-  auto p = preprocess("before\n<details><summary>env</summary>\nOS: Ubuntu 22.04\nGPU models and configuration: "
-                      "Intel(R) Arc(TM) A770\n</details>\nafter\n<details><summary>log</summary>\nRuntimeError: x\n"
-                      "</details>\n");
+  auto p = preprocess(
+      "before\n<details><summary>env</summary>\nOS: Ubuntu 22.04\nGPU models and configuration: "
+      "Intel(R) Arc(TM) A770\n</details>\nafter\n<details><summary>log</summary>\nRuntimeError: x\n"
+      "</details>\n");
   std::string all = join(p.lines, "\n");
   EXPECT_EQ(all.find("A770"), std::string::npos);
   EXPECT_NE(all.find("RuntimeError: x"), std::string::npos);  // a log in <details> stays
@@ -31,8 +33,9 @@ TEST(LabelerPreprocess, DropsCcLines) {
 }
 
 TEST(LabelerPreprocess, StripsExcelHtml) {
-  auto p = preprocess("<!--StartFragment--><table><tr><td>model</td><td>speedup</td></tr>"
-                      "<tr><td>resnet50</td><td>0.8</td></tr></table><!--EndFragment-->");
+  auto p = preprocess(
+      "<!--StartFragment--><table><tr><td>model</td><td>speedup</td></tr>"
+      "<tr><td>resnet50</td><td>0.8</td></tr></table><!--EndFragment-->");
   EXPECT_TRUE(p.had_html);
   auto all = join(p.lines, "\n");
   EXPECT_EQ(all.find('<'), std::string::npos) << all;
@@ -40,7 +43,8 @@ TEST(LabelerPreprocess, StripsExcelHtml) {
 }
 
 TEST(LabelerPreprocess, StruckCaseRowsAreResolved) {
-  auto p = preprocess("| model | speedup |\n| --- | --- |\n| ~~alexnet~~ | ~~0.9~~ |\n| vgg16 | 0.8 |\nthe ~~old~~ text\n");
+  auto p =
+      preprocess("| model | speedup |\n| --- | --- |\n| ~~alexnet~~ | ~~0.9~~ |\n| vgg16 | 0.8 |\nthe ~~old~~ text\n");
   ASSERT_EQ(p.struck.size(), 1u);
   EXPECT_NE(p.struck[0].find("alexnet"), std::string::npos);
   EXPECT_EQ(p.lines.back(), "the  text");

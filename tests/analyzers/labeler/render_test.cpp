@@ -6,8 +6,11 @@ namespace perftriage::analyzers::labeler::testing {
 namespace {
 
 TEST(LabelerRender, CommentWithoutCases) {
-  IssueInput in{"[LNL] Segmentation fault in torch.xpu.empty_cache", "Segmentation fault (core dumped) | boom", {},
-                "intel/torch-xpu-ops", 42};
+  IssueInput in{"[LNL] Segmentation fault in torch.xpu.empty_cache",
+                "Segmentation fault (core dumped) | boom",
+                {},
+                "intel/torch-xpu-ops",
+                42};
   auto r = label_issue(in, xpu_taxonomy());
   auto c = render_comment(in, r);
   EXPECT_EQ(c.rfind(std::string(kCommentMarker), 0), 0u);

@@ -4,8 +4,7 @@
 namespace perftriage::analyzers::labeler::testing {
 namespace {
 
-const char* kSeedTitle =
-    "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)";
+const char* kSeedTitle = "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)";
 
 void expect_seed(const LabelResult& r) {
   EXPECT_EQ(sorted(r.labels), (std::vector<std::string>{"dtype: bfloat16", "hw: BMG", "inference", "module: inductor",

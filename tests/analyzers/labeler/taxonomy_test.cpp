@@ -51,7 +51,10 @@ TEST(LabelerTaxonomy, PytorchTaxonomyHasNoHwDtypeTestAxes) {
   ASSERT_TRUE(t.ok()) << t.error().message;
   EXPECT_EQ(t->repo, "pytorch/pytorch");
   IssueInput in{"[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)",
-                read_fixture("labeler/seed_3761_body.md"), {}, "pytorch/pytorch", 1};
+                read_fixture("labeler/seed_3761_body.md"),
+                {},
+                "pytorch/pytorch",
+                1};
   auto r = label_issue(in, *t);
   EXPECT_EQ(sorted(r.labels),
             (std::vector<std::string>{"module: inductor", "module: performance", "module: xpu", "oncall: pt2"}));

@@ -27,7 +27,8 @@ TEST(CompileLogHostile, NormaliseReasonOfAMegabyteLine) {
   while (nums.size() < (1u << 20)) nums += "expected 123 actual -4 0xAbC ";
   r = tr::normalise_reason(nums);
   EXPECT_EQ(r.substr(0, 35), "expected N actual N 0x? expected N ");
-  EXPECT_EQ(tr::normalise_reason("-" + std::string(1 << 20, ' ') + "1/2:" + std::string(1 << 20, ' ') + "tail"), "tail");
+  EXPECT_EQ(tr::normalise_reason("-" + std::string(1 << 20, ' ') + "1/2:" + std::string(1 << 20, ' ') + "tail"),
+            "tail");
   EXPECT_EQ(tr::normalise_reason("0x" + std::string(1 << 20, 'f')), "0x?");
   EXPECT_EQ(tr::normalise_reason("expected" + std::string(1 << 20, ' ') + "7"), "expected N");
 }
@@ -38,9 +39,11 @@ TEST(CompileLogHostile, MegabyteSingleLineLogs) {
   // A guard failure of 1 MB under a recompile.
   {
     tr::CompileLog log;
-    tr::parse_torch_logs("Recompiling function forward in /x.py:1\n    triggered by the following guard failure(s):\n"
-                         "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual " + big + "\n",
-                         log);
+    tr::parse_torch_logs(
+        "Recompiling function forward in /x.py:1\n    triggered by the following guard failure(s):\n"
+        "    - 0/0: tensor 'x' size mismatch at index 0. expected 3, actual " +
+            big + "\n",
+        log);
     EXPECT_EQ(log.recompiles, 1);
     ASSERT_EQ(log.recompile_reasons.size(), 1u);
   }

@@ -5,10 +5,16 @@
 using namespace perftriage::analyzers::trace;
 
 TEST(KernelNames, Classes) {
-  EXPECT_EQ(classify_kernel_name("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64> >(Flash_fwd_params)").group, "flash_fwd");
+  EXPECT_EQ(classify_kernel_name("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64> >(Flash_fwd_params)")
+                .group,
+            "flash_fwd");
   EXPECT_EQ(classify_kernel_name("void pytorch_flash::flash_fwd_splitkv_kernel<T>(P)").group, "flash_fwd_splitkv");
-  EXPECT_EQ(classify_kernel_name("fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<>::Params)").cls, KernelClass::attention);
-  EXPECT_EQ(classify_kernel_name("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3").group, "cudnn_sdpa");
+  EXPECT_EQ(
+      classify_kernel_name("fmha_cutlassF_f16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<>::Params)")
+          .cls,
+      KernelClass::attention);
+  EXPECT_EQ(classify_kernel_name("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3").group,
+            "cudnn_sdpa");
   EXPECT_EQ(classify_kernel_name("micro_sdpa").group, "micro_sdpa");
   EXPECT_TRUE(classify_kernel_name("ref_sdpa").reference_sdpa);
   EXPECT_EQ(classify_kernel_name("attn_fwd").group, "attn_fwd");
@@ -17,13 +23,24 @@ TEST(KernelNames, Classes) {
   EXPECT_EQ(classify_kernel_name("gemm_kernel").cls, KernelClass::gemm);
   EXPECT_EQ(classify_kernel_name("ampere_sgemm_32x32_sliced1x4_tn").cls, KernelClass::gemm);
   EXPECT_EQ(classify_kernel_name("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32").cls, KernelClass::conv);
-  EXPECT_EQ(classify_kernel_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)").cls, KernelClass::collective);
+  EXPECT_EQ(classify_kernel_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)").cls,
+            KernelClass::collective);
   EXPECT_EQ(classify_kernel_name("reusable_softmax_fwd_generic").group, "softmax");
-  EXPECT_EQ(classify_kernel_name("void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false, false>(float*)").group, "softmax");
-  EXPECT_TRUE(classify_kernel_name("void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*)").log_softmax);
-  EXPECT_TRUE(classify_kernel_name("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*)").log_softmax);
+  EXPECT_EQ(classify_kernel_name(
+                "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false, false>(float*)")
+                .group,
+            "softmax");
+  EXPECT_TRUE(classify_kernel_name(
+                  "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*)")
+                  .log_softmax);
+  EXPECT_TRUE(classify_kernel_name("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, "
+                                   "float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*)")
+                  .log_softmax);
   EXPECT_EQ(classify_kernel_name("Memcpy DtoD (Device -> Device)").cls, KernelClass::memcpy);
-  EXPECT_EQ(classify_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int)").short_name, "vectorized_elementwise_kernel");
+  EXPECT_EQ(classify_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                                 "at::detail::Array<char*, 1> >(int)")
+                .short_name,
+            "vectorized_elementwise_kernel");
 }
 
 TEST(KernelNames, Triton) {

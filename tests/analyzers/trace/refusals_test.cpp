@@ -32,8 +32,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Refused,
                                            Refusal{"memory_timeline.json", "not_trace_events"},
                                            Refusal{"truncated.json", "invalid_json"},
                                            Refusal{"truncated_tail.json", "invalid_json"},
-                                           Refusal{"truncated.json.gz", "bad_gzip"},
-                                           Refusal{"empty.json", "empty"},
+                                           Refusal{"truncated.json.gz", "bad_gzip"}, Refusal{"empty.json", "empty"},
                                            Refusal{"no_trace_events.json", "no_trace_events"},
                                            Refusal{"plain_text.txt", "unrecognised_input"}));
 
@@ -81,17 +80,30 @@ TEST(Refused, GzipOverTheSizeLimit) {
 }
 
 TEST(Refused, GzipOfTextLogIsRead) {
-  const std::string log = "V0301 10:00:00.110000 1 x.py:1] [0/0] [__graph_breaks] Graph break in user code at /a.py:3\n";
+  const std::string log =
+      "V0301 10:00:00.110000 1 x.py:1] [0/0] [__graph_breaks] Graph break in user code at /a.py:3\n";
   auto r = tr::classify_bytes(gzip_bytes(log), "log.gz");
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(verdict(*r, "graph_breaks"), "yes");
 }
 
 TEST(Refused, GarbageNeverCrashes) {
-  const char* inputs[] = {"{", "[", "[{", "{\"traceEvents\":", "{\"traceEvents\": [", "{\"traceEvents\": [{}",
-                          "{\"traceEvents\": [1, 2]}", "[{\"a\": 1}]", "[]", "{}", "\x1f\x8b", "null", "   ",
-                          "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": \"abc\"}]}",
-                          "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 2}]} x"};
+  const char* inputs[] = {
+      "{",
+      "[",
+      "[{",
+      "{\"traceEvents\":",
+      "{\"traceEvents\": [",
+      "{\"traceEvents\": [{}",
+      "{\"traceEvents\": [1, 2]}",
+      "[{\"a\": 1}]",
+      "[]",
+      "{}",
+      "\x1f\x8b",
+      "null",
+      "   ",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": \"abc\"}]}",
+      "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 2}]} x"};
   for (const char* in : inputs) {
     auto r = tr::classify_bytes(in, "garbage.json");
     EXPECT_FALSE(r) << "accepted: " << in;

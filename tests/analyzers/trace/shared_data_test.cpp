@@ -13,7 +13,7 @@ namespace {
 
 std::string shared(const std::string& rel) { return shared_dir() + "/" + rel; }
 
-#define REQUIRE_SHARED(path)                                                 \
+#define REQUIRE_SHARED(path) \
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data: " << path
 
 struct Real {
@@ -49,7 +49,8 @@ INSTANTIATE_TEST_SUITE_P(
     Provenance, RealTrace,
     ::testing::Values(
         Real{"tracelens/tests__traces__h100__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", 1465, 0.92, "fused", "no"},
-        Real{"tracelens/tests__traces__h100__Falconsai_nsfw_image_detection__1016002.json.gz", 154, 0.16, "fused", "yes"},
+        Real{"tracelens/tests__traces__h100__Falconsai_nsfw_image_detection__1016002.json.gz", 154, 0.16, "fused",
+             "yes"},
         Real{"tracelens/tests__traces__torch_compile_triton__trace.json.gz", 12, 1.00, "fused", "no"},
         Real{"tracelens/tests__traces__mi210__gpu_only_trace__gpu_only_trace.json.gz", 562, 0.89, "none", "no"},
         Real{"hta/tests__data__amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz", 14, 0.02, "none", "yes"},
@@ -59,9 +60,11 @@ INSTANTIATE_TEST_SUITE_P(
         Real{"hta/tests__data__timeline_analysis__sampled_rank-0.json.gz", 1154, 0.45, "none", ""},
         Real{"hta/tests__data__trace_diff__control__control.json.gz", 8568, 0.84, "none", "no"},
         Real{"hta/tests__data__mtia_trace_single_rank__mtia_rank_0.json.gz", 0, -1, "none", "unknown"},
-        Real{"hta/tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", 79, 0.005,  // "< 0.01"
+        Real{"hta/tests__data__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", 79,
+             0.005,  // "< 0.01"
              "none", "yes"},
-        Real{"hta/tests__data__critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", 79, 0.005,  // "< 0.01"
+        Real{"hta/tests__data__critical_path__simple_add__benchmark_result_493459_1694039959_trace.json.gz", 79,
+             0.005,  // "< 0.01"
              "none", "yes"},
         Real{"hta/tests__data__trace_compare__base__base.json.gz", 6, -1, "none", "yes"},
         Real{"hta/tests__data__trace_compare__test__test.json.gz", 5, -1, "none", "yes"},
@@ -108,8 +111,9 @@ TEST(RealTrace, SmallChunksOnRealTrace) {
 }
 
 TEST(RealTrace, NonTracesAreRefused) {
-  for (const auto& [file, code] : {std::pair{"hta/tests__data__execution_trace__benchmark_simple_add_et.json.gz", "execution_trace"},
-                                   std::pair{"hta/tests__data__memory_analysis__memory_timeline.raw.gz", "not_trace_events"}}) {
+  for (const auto& [file, code] :
+       {std::pair{"hta/tests__data__execution_trace__benchmark_simple_add_et.json.gz", "execution_trace"},
+        std::pair{"hta/tests__data__memory_analysis__memory_timeline.raw.gz", "not_trace_events"}}) {
     const std::string path = shared(std::string("traces/") + file);
     REQUIRE_SHARED(path);
     auto r = tr::classify_file(path);

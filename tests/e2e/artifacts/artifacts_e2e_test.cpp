@@ -155,10 +155,11 @@ TEST_F(ArtifactsE2E, AttachedMathFallbackTraceExplainsTheSlowCase) {
   }
   EXPECT_TRUE(seen);
   auto md = call("GET", "/api/v1/slow?run=bmg-release-2.12&format=md&findings=1");
-  EXPECT_NE(md.body.find("| ElectraForQuestionAnswering | 128 | 0.662224 | "
-                         "huggingface/bfloat16/inference/performance/"
-                         "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv | attention: math_fallback"),
-            std::string::npos)
+  EXPECT_NE(
+      md.body.find("| ElectraForQuestionAnswering | 128 | 0.662224 | "
+                   "huggingface/bfloat16/inference/performance/"
+                   "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv | attention: math_fallback"),
+      std::string::npos)
       << md.body;
 }
 
@@ -201,8 +202,7 @@ TEST_F(ArtifactsE2E, UnknownCaseIs404) {
   auto r = attach(case_path("huggingface", "bfloat16", "inference", "NoSuchModel"), "xpu_fused.json");
   ASSERT_EQ(r.status, 404u) << r.body;
   EXPECT_NE(body_json(r)["error"]["message"].get<std::string>().find("NoSuchModel"), std::string::npos);
-  auto other_run = call("POST",
-                        "/api/v1/runs/no-such-run/cases/torchbench/bfloat16/inference/maml/artifacts",
+  auto other_run = call("POST", "/api/v1/runs/no-such-run/cases/torchbench/bfloat16/inference/maml/artifacts",
                         "application/json", read_bytes(fixture("trace/xpu_fused.json")));
   ASSERT_EQ(other_run.status, 404u);
   EXPECT_EQ(body_json(other_run)["error"]["code"], "no_run");

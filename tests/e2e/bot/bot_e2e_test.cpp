@@ -17,8 +17,8 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using Fault = FakeGitHub::Fault;
 
-const std::vector<std::string> kSeedLabels{"dtype: bfloat16", "hw: BMG", "inference", "module: inductor",
-                                           "performance", "test: e2e"};
+const std::vector<std::string> kSeedLabels{"dtype: bfloat16",  "hw: BMG",     "inference",
+                                           "module: inductor", "performance", "test: e2e"};
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
   std::sort(v.begin(), v.end());
@@ -28,9 +28,8 @@ std::vector<std::string> sorted(std::vector<std::string> v) {
 class BotE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perftriage-bot-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-bot-" + std::to_string(getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     write_file(dir_ / "token", std::string(kToken) + "\n");
@@ -42,13 +41,20 @@ class BotE2E : public ::testing::Test {
   }
   // Starts (or restarts) the server on the same database.
   void start(bool with_token = true, bool with_secret = true) {
-    std::vector<std::string> args{"--db",          (dir_ / "db.sqlite").string(),
-                                  "--github-api",  github_.base_url(),
-                                  "--bot-login",   kBot,
-                                  "--github-min-interval-ms", "20",
-                                  "--github-timeout-ms", "600",
-                                  "--github-backoff-ms", "100",
-                                  "--github-max-attempts", "3"};
+    std::vector<std::string> args{"--db",
+                                  (dir_ / "db.sqlite").string(),
+                                  "--github-api",
+                                  github_.base_url(),
+                                  "--bot-login",
+                                  kBot,
+                                  "--github-min-interval-ms",
+                                  "20",
+                                  "--github-timeout-ms",
+                                  "600",
+                                  "--github-backoff-ms",
+                                  "100",
+                                  "--github-max-attempts",
+                                  "3"};
     if (with_token) args.insert(args.end(), {"--github-token-file", (dir_ / "token").string()});
     if (with_secret) args.insert(args.end(), {"--webhook-secret-file", (dir_ / "secret").string()});
     server_.reset();
@@ -146,9 +152,9 @@ TEST_F(BotE2E, MissingDeliveryIdIs400) {
   start();
   const std::string body = issue_payload("opened", "alice").dump();
   auto r = http_request(port(), "POST", "/webhooks/github",
-                             {{"X-GitHub-Event", "issues"},
-                              {"X-Hub-Signature-256", "sha256=" + server::webhook::hmac_sha256_hex(kSecret, body)}},
-                             body);
+                        {{"X-GitHub-Event", "issues"},
+                         {"X-Hub-Signature-256", "sha256=" + server::webhook::hmac_sha256_hex(kSecret, body)}},
+                        body);
   EXPECT_EQ(r.status, 400u);
   EXPECT_EQ(json::parse(r.body)["error"]["code"], "missing_delivery");
 }
@@ -231,8 +237,8 @@ TEST_F(BotE2E, KilledWithAnActionInTheOutboxItHappensOnceAfterRestart) {
   github_.fail_next("POST", "/issues/3761/comments$", Fault::apply_then_hang);
   start();
   ASSERT_EQ(hook("issues", "d-1", issue_payload("opened", "alice")).status, 202u);
-  ASSERT_TRUE(wait_until([&] { return !github_.requests("POST", "/issues/3761/comments$").empty(); },
-                         milliseconds(10000)));
+  ASSERT_TRUE(
+      wait_until([&] { return !github_.requests("POST", "/issues/3761/comments$").empty(); }, milliseconds(10000)));
   server_->stop(SIGKILL);
   ASSERT_EQ(comments().size(), 1u);
 
@@ -322,8 +328,12 @@ TEST_F(BotE2E, GivesUpVisiblyAfterMaxAttempts) {
 
 TEST_F(BotE2E, TrackingIssueIsOpenedOnceThenUpdated) {
   start();
-  const json report{{"repo", kRepo}, {"platform", "BMG"}, {"release", "2.12"}, {"kind", "slow"},
-                    {"title", "[BMG] 2.12 slow cases"}, {"body", "| suite | model |"}};
+  const json report{{"repo", kRepo},
+                    {"platform", "BMG"},
+                    {"release", "2.12"},
+                    {"kind", "slow"},
+                    {"title", "[BMG] 2.12 slow cases"},
+                    {"body", "| suite | model |"}};
   auto first = http_call(port(), "POST", "/api/v1/outbox/tracking-issue", "application/json", report.dump());
   ASSERT_EQ(first.status, 202u) << first.body;
   ASSERT_TRUE(drain(port()));

@@ -30,9 +30,8 @@ inline std::string seed_body() { return read_bytes(fixture("labeler/seed_3761_bo
 // POST /webhooks/github signed with `secret` ("" = no signature header).
 inline HttpReply send_webhook(unsigned short port, const std::string& event, const std::string& delivery,
                               const std::string& body, const std::string& secret = kSecret) {
-  std::map<std::string, std::string> headers{{"Content-Type", "application/json"},
-                                             {"X-GitHub-Event", event},
-                                             {"X-GitHub-Delivery", delivery}};
+  std::map<std::string, std::string> headers{
+      {"Content-Type", "application/json"}, {"X-GitHub-Event", event}, {"X-GitHub-Delivery", delivery}};
   if (!secret.empty()) headers["X-Hub-Signature-256"] = "sha256=" + server::webhook::hmac_sha256_hex(secret, body);
   return http_request(port, "POST", "/webhooks/github", headers, body);
 }

@@ -145,7 +145,10 @@ class FakeGitHub {
       boost::system::error_code ec;
       beast_http::read(socket, buffer, req, ec);
       if (ec) break;
-      Request rec{std::string(req.method_string()), std::string(req.target()), req.body(), {},
+      Request rec{std::string(req.method_string()),
+                  std::string(req.target()),
+                  req.body(),
+                  {},
                   std::chrono::steady_clock::now()};
       for (const auto& f : req) {
         std::string name(f.name_string());
@@ -283,6 +286,5 @@ class FakeGitHub {
   std::map<std::string, std::map<std::int64_t, nlohmann::json>> issues_;
   std::int64_t next_id_ = 1000;
 };
-
 
 }  // namespace perftriage::testing

@@ -55,8 +55,8 @@ TEST_F(LabelE2E, SeedIssueIsLabeledWithTheMeasuredSpeedup) {
 }
 
 TEST_F(LabelE2E, ExistingLabelsAndTheOtherTaxonomyAreAccepted) {
-  auto r = post(json{{"title", kSeedTitle}, {"body", seed_body()}, {"labels", {"hw: BMG"}}, {"taxonomy", "pytorch"}}
-                    .dump());
+  auto r =
+      post(json{{"title", kSeedTitle}, {"body", seed_body()}, {"labels", {"hw: BMG"}}, {"taxonomy", "pytorch"}}.dump());
   ASSERT_EQ(r.status, 200u) << r.body;
   EXPECT_TRUE(json::parse(r.body)["labels"].is_array());
 }

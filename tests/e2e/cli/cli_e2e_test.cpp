@@ -38,9 +38,8 @@ Ran run(const std::string& args, const std::string& err_file = "/dev/null") {
 class CliE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perftriage-cli-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-cli-" + std::to_string(getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     db_ = (dir_ / "db.sqlite").string();
   }
@@ -143,7 +142,7 @@ TEST_F(CliE2E, VersionAndHelpListEveryOptionWithItsDefault) {
                              "--threads", "--read-workers", "--heavy-queue", "--body-timeout-s", "--db"}) {
     EXPECT_NE(serve.find(option), std::string::npos) << option << "\n" << serve;
   }
-  EXPECT_NE(serve.find("127.0.0.1:8080"), std::string::npos) << serve;          // defaults are shown
+  EXPECT_NE(serve.find("127.0.0.1:8080"), std::string::npos) << serve;  // defaults are shown
   EXPECT_NE(serve.find("https://api.github.com"), std::string::npos) << serve;
   EXPECT_NE(serve.find("PERFTRIAGE_LIMITS_MAX_BODY_MB"), std::string::npos) << serve;
   const auto slow = run("slow --help").out;
@@ -188,8 +187,10 @@ TEST_F(CliE2E, ReadOnlyCommandsRefuseAMissingDatabase) {
 }
 
 TEST_F(CliE2E, RunsAlignsItsColumnsAndReportDefaultsToSlow) {
-  auto ingest = run("ingest --db " + db_ + " --platform BMG --run bmg-release-2.12 --torch-version "
-                    "2.12.0.dev20260101+gitabcdef0123456789-xpu " + testing::fixture("seed_bmg_2.12"));
+  auto ingest = run("ingest --db " + db_ +
+                    " --platform BMG --run bmg-release-2.12 --torch-version "
+                    "2.12.0.dev20260101+gitabcdef0123456789-xpu " +
+                    testing::fixture("seed_bmg_2.12"));
   ASSERT_EQ(ingest.status, 0);
   auto runs = run("runs --db " + db_);
   ASSERT_EQ(runs.status, 0);
@@ -250,7 +251,8 @@ TEST_F(CliE2E, OneFileNamedThreeWaysIsStoredOnce) {
   ASSERT_EQ(json::parse(once.out)["files"].size(), 1u) << once.out;
   EXPECT_EQ(json::parse(once.out)["files"][0]["path"], name);
   for (const std::string given : {"./" + name, (dir_ / name).string(), name}) {
-    auto again = run("--version >/dev/null && " + cd + "ingest --db " + db_ + " --platform BMG --run r --json " + given);
+    auto again =
+        run("--version >/dev/null && " + cd + "ingest --db " + db_ + " --platform BMG --run r --json " + given);
     ASSERT_EQ(again.status, 0) << again.out;
     EXPECT_EQ(json::parse(again.out)["files"][0]["status"], "duplicate") << given;
     EXPECT_EQ(json::parse(again.out)["files"][0]["path"], name) << given;
@@ -263,7 +265,8 @@ TEST_F(CliE2E, ExplicitAxesDoNotRelabelTheReferenceFilesOfADirectory) {
   const auto tree = dir_ / "tree";
   write_file(tree / "huggingface/float32/inference/performance/r.csv", std::string(kResultHeader) + "xpu,A,8,1.5,10\n");
   write_file(tree / "inductor_huggingface_inference.csv", "name,float32,bfloat16\nA,pass,pass\n");
-  auto r = run("ingest --db " + db_ + " --platform BMG --run r --json --mode training --dtype float16 " + tree.string());
+  auto r =
+      run("ingest --db " + db_ + " --platform BMG --run r --json --mode training --dtype float16 " + tree.string());
   ASSERT_EQ(r.status, 0) << r.out;
   const auto files = json::parse(r.out)["files"];
   ASSERT_EQ(files.size(), 2u) << r.out;

@@ -16,8 +16,10 @@ using testing::http_call;
 
 std::string multipart(const std::string& boundary, const std::vector<ingest::InputFile>& files,
                       const std::string& meta) {
-  std::string body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
-                     "Content-Type: application/json\r\n\r\n" + meta + "\r\n";
+  std::string body = "--" + boundary +
+                     "\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
+                     "Content-Type: application/json\r\n\r\n" +
+                     meta + "\r\n";
   for (const auto& f : files) {
     body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + f.path +
             "\"\r\nContent-Type: text/csv\r\n\r\n" + f.bytes + "\r\n";
@@ -176,7 +178,9 @@ TEST_F(CompareE2E, SlowReportOfARun) {
   EXPECT_NE(r.body.find("contain 2 cases"), std::string::npos) << r.body;  // ModelB 0.4, tb_b 0.625
 }
 
-TEST_F(CompareE2E, SlowReportOfAnUnknownRunIs404) { EXPECT_EQ(call("GET", "/api/v1/runs/nope/report.md").status, 404u); }
+TEST_F(CompareE2E, SlowReportOfAnUnknownRunIs404) {
+  EXPECT_EQ(call("GET", "/api/v1/runs/nope/report.md").status, 404u);
+}
 
 TEST_F(CompareE2E, RegressionReport) {
   auto r = call("GET", "/api/v1/report.md?base=bmg-2.12&target=bmg-2.13&kind=regressions");
@@ -205,10 +209,10 @@ TEST_F(CompareE2E, CliCompareAndReports) {
 
 TEST_F(CompareE2E, CliRefusesBadUsage) {
   std::string out;
-  EXPECT_EQ(cli("compare --base previous", out), 2);                         // no target
-  EXPECT_EQ(cli("compare --target bmg-2.13 --format xml", out), 2);          // bad format
-  EXPECT_EQ(cli("report --kind slow", out), 2);                              // no run
-  EXPECT_EQ(cli("compare --base nope --target bmg-2.13", out), 1);           // unknown base
+  EXPECT_EQ(cli("compare --base previous", out), 2);                              // no target
+  EXPECT_EQ(cli("compare --target bmg-2.13 --format xml", out), 2);               // bad format
+  EXPECT_EQ(cli("report --kind slow", out), 2);                                   // no run
+  EXPECT_EQ(cli("compare --base nope --target bmg-2.13", out), 1);                // unknown base
   EXPECT_EQ(cli("report --target bmg-2.13 --kind regressions --red 2", out), 2);  // inconsistent thresholds
 }
 

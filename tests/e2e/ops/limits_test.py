@@ -511,8 +511,31 @@ def drain_timeout():
         srv.stop()
 
 
+def unknown_parameter():
+    """A misspelt query parameter (`platfrom=`) is refused 400 from the request head: a 200 MB body (under the 256 MiB
+    limit, which a larger Content-Length would hit first) announced with it is never read, and nothing is stored."""
+    srv = Server("param")
+    try:
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=60)
+        target = UPLOAD.replace("platform=", "platfrom=") + "typo"
+        s.sendall(head_bytes("POST", target, {**srv.auth, "Content-Type": "text/csv"}, 200 * MB))
+        (status, _, out), sent = send_until_answered(s, (b"x" * MB for _ in range(200)))
+        s.close()
+        err = error_of(out)
+        print(f"      {status} after {sent / MB:.0f} MB sent; {err.get('message')!r}")
+        expect(status == 400 and err.get("code") == "unknown_parameter" and err.get("column") == "platfrom",
+               f"400 unknown_parameter naming platfrom, got {status} {out!r}")
+        expect("did you mean platform" in err.get("message", ""), f"the message suggests platform: {err}")
+        expect(sent < 64 * MB, f"refused from the head, not after the body ({sent / MB:.0f} MB sent)")
+        status, _, body = request(srv.port, "GET", "/api/v1/runs", headers=srv.auth)
+        expect(status == 200 and b"typo" not in body, f"nothing stored: {status} {body[:200]!r}")
+    finally:
+        srv.stop()
+
+
 def main():
     for name, fn in (("413: 1 GB bodies (Content-Length, chunked), RSS < 100 MB over idle", big_bodies),
+                     ("400: an unknown query parameter is refused from the head, before the body", unknown_parameter),
                      ("spool: a 20 MB upload goes to a temporary file and is ingested", spooled_upload),
                      ("spool: a 5 MiB signed webhook is verified from its spool file", spooled_webhook),
                      ("408: header and body timeouts name the setting; idle keep-alive closed", timeouts),

@@ -23,8 +23,10 @@ std::string multipart(const std::string& boundary, const std::vector<std::pair<s
                       const std::string& meta) {
   std::string body;
   if (!meta.empty()) {
-    body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
-            "Content-Type: application/json\r\n\r\n" + meta + "\r\n";
+    body += "--" + boundary +
+            "\r\nContent-Disposition: form-data; name=\"meta\"\r\n"
+            "Content-Type: application/json\r\n\r\n" +
+            meta + "\r\n";
   }
   for (const auto& [path, bytes] : files) {
     body += "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + path +
@@ -45,8 +47,8 @@ class UploadE2E : public ::testing::Test {
     delete server_;
     std::filesystem::remove_all(dir_);
   }
-  static testing::HttpReply call(const std::string& method, const std::string& target,
-                                 const std::string& type = {}, const std::string& body = {}) {
+  static testing::HttpReply call(const std::string& method, const std::string& target, const std::string& type = {},
+                                 const std::string& body = {}) {
     return http_call(server_->port(), method, target, type, body);
   }
   static json body_json(const testing::HttpReply& r) { return json::parse(r.body); }
@@ -62,8 +64,9 @@ TEST_F(UploadE2E, HealthzAnswers) {
 }
 
 TEST_F(UploadE2E, SingleCsvWithAxesInTheQuery) {
-  std::string csv = std::string(kHeader16) + "xpu,ModelA,8,0.750000,10.0,1,0,0,0,1,1,0,0,0,0,0\n"
-                                             "xpu,ModelB,8,1.500000,10.0,1,0,0,0,1,1,0,0,0,0,0\n";
+  std::string csv = std::string(kHeader16) +
+                    "xpu,ModelA,8,0.750000,10.0,1,0,0,0,1,1,0,0,0,0,0\n"
+                    "xpu,ModelB,8,1.500000,10.0,1,0,0,0,1,1,0,0,0,0,0\n";
   auto r = call("POST", "/api/v1/uploads?run=single&platform=BMG&suite=huggingface&dtype=bfloat16&mode=inference",
                 "text/csv", csv);
   ASSERT_EQ(r.status, 201u) << r.body;
@@ -166,8 +169,9 @@ TEST_F(UploadE2E, ZipAndTarGzArchives) {
 
 TEST_F(UploadE2E, MalformedInputIsRefusedWithItsLocationAndStoresNothing) {
   const std::string target = "/api/v1/uploads?run=bad-run&platform=BMG&suite=torchbench&dtype=float32&mode=training";
-  std::string bad = std::string(kHeader16) + "xpu,fine,8,1.2,10,1,0,0,0,1,1,0,0,0,0,0\n"
-                                             "xpu,broken,8,1.2,ten,1,0,0,0,1,1,0,0,0,0,0\n";
+  std::string bad = std::string(kHeader16) +
+                    "xpu,fine,8,1.2,10,1,0,0,0,1,1,0,0,0,0,0\n"
+                    "xpu,broken,8,1.2,ten,1,0,0,0,1,1,0,0,0,0,0\n";
   auto r = call("POST", target, "text/csv", bad);
   ASSERT_EQ(r.status, 400u) << r.body;
   auto e = body_json(r)["error"];
@@ -246,8 +250,8 @@ TEST_F(UploadE2E, ApiIndexListsTheRoutes) {
   EXPECT_EQ(index["openapi"], "/api/v1/openapi.json");
   bool uploads = false;
   for (const auto& route : index["routes"]) {
-    uploads = uploads ||
-              (route["method"] == "POST" && route["pattern"] == "/api/v1/uploads" && route["scope"] == "upload");
+    uploads =
+        uploads || (route["method"] == "POST" && route["pattern"] == "/api/v1/uploads" && route["scope"] == "upload");
   }
   EXPECT_TRUE(uploads) << index.dump();
 }

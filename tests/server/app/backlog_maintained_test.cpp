@@ -47,8 +47,8 @@ void expect_same_backlog(schema::Store& store, const std::string& platform) {
   for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
   std::vector<cmp::BacklogObservation> obs;
   for (const auto& r : data->rows) {
-    obs.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text,
-                   r.failed});
+    obs.push_back(
+        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
   }
   const auto expected = cmp::build_backlog(std::move(obs), 1.0);
   auto maintained = schema::read_backlog(store.db(), platform);

@@ -28,8 +28,8 @@ TEST(ExplainCase, PositiveVerdictsAreTheCauses) {
 }
 
 TEST(ExplainCase, AllNoOrNoneIsUnexplained) {
-  auto e = explain_case({finding("a", "attention", "none"), finding("a", "host_bound", "no"),
-                         finding("row", "graph_breaks", "no")});
+  auto e = explain_case(
+      {finding("a", "attention", "none"), finding("a", "host_bound", "no"), finding("row", "graph_breaks", "no")});
   EXPECT_EQ(e["verdict"], "unexplained");
   EXPECT_TRUE(e["causes"].empty());
   EXPECT_TRUE(e["unknown"].empty());
@@ -63,7 +63,8 @@ TEST(ExplainCase, ATraceGraphBreaksUnknownDoesNotHideTheRowsNo) {
 }
 
 TEST(ExplainCase, RepeatedCauseIsListedPerSourceButNamedOnceInTheText) {
-  auto e = explain_case({finding("performance row", "graph_breaks", "yes"), finding("accuracy row", "graph_breaks", "yes")});
+  auto e =
+      explain_case({finding("performance row", "graph_breaks", "yes"), finding("accuracy row", "graph_breaks", "yes")});
   EXPECT_EQ(e["causes"].size(), 2u);
   EXPECT_EQ(e["text"], "graph_breaks: yes");
 }

@@ -43,7 +43,8 @@ class CompareStoreTest : public ::testing::Test {
   }
   void ingest(const std::string& run, const std::string& torch, const std::string& created_at,
               std::vector<std::string> tags, const std::string& dir) {
-    auto summary = server::ingest_files(*store_, meta(run, torch, created_at, std::move(tags)), read_tree(fixture(dir)));
+    auto summary =
+        server::ingest_files(*store_, meta(run, torch, created_at, std::move(tags)), read_tree(fixture(dir)));
     ASSERT_TRUE(summary) << summary.error().message << " " << summary.error().file;
   }
   std::optional<schema::Store> store_;
@@ -168,8 +169,8 @@ TEST_F(CompareStoreTest, BacklogAcrossRuns) {
   std::map<std::int64_t, std::size_t> index{{data->runs[0].id, 0}, {data->runs[1].id, 1}};
   std::vector<cmp::BacklogObservation> obs;
   for (const auto& r : data->rows) {
-    obs.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text,
-                   r.failed});
+    obs.push_back(
+        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
   }
   const auto entries = cmp::build_backlog(obs);
   ASSERT_EQ(entries.size(), 3u);  // ModelB (0.5 -> 0.4), tb_b (-> 0.625), tb_a (0.8 -> 1.6)

@@ -160,19 +160,19 @@ TEST(ConfigToml, EveryKeyIsApplied) {
 TEST(ConfigToml, EveryErrorIsReportedWithItsLineAndColumn) {
   Settings s;
   const auto errors = apply_toml(
-      "[server]\n"                      // 1
-      "listn = \"0.0.0.0:80\"\n"        // 2 unknown key, with a suggestion
-      "threads = \"four\"\n"            // 3 wrong type
-      "read_workers = 0\n"              // 4 out of range
-      "read_access = \"everyone\"\n"    // 5 bad value
-      "[limits]\n"                      // 6
-      "max_body_mb = 1.5\n"             // 7 float for an integer
-      "header_timeout_s = 0\n"          // 8 must be > 0
-      "[srever]\n"                      // 9 unknown section
-      "x = 1\n"                         // 10
-      "[retention]\n"                   // 11
-      "keep_tags = [\"a\", 3]\n"        // 12 a number in a list of strings
-      "path = \"x\"\n",                 // 13 a key of another section
+      "[server]\n"                    // 1
+      "listn = \"0.0.0.0:80\"\n"      // 2 unknown key, with a suggestion
+      "threads = \"four\"\n"          // 3 wrong type
+      "read_workers = 0\n"            // 4 out of range
+      "read_access = \"everyone\"\n"  // 5 bad value
+      "[limits]\n"                    // 6
+      "max_body_mb = 1.5\n"           // 7 float for an integer
+      "header_timeout_s = 0\n"        // 8 must be > 0
+      "[srever]\n"                    // 9 unknown section
+      "x = 1\n"                       // 10
+      "[retention]\n"                 // 11
+      "keep_tags = [\"a\", 3]\n"      // 12 a number in a list of strings
+      "path = \"x\"\n",               // 13 a key of another section
       "bad.toml", s);
   ASSERT_EQ(errors.size(), 9u) << all(errors);
   std::set<std::int64_t> lines;
@@ -309,14 +309,52 @@ TEST(ConfigResolve, FileThenEnvironmentThenFlags) {
 }
 
 TEST(ConfigResolve, EveryExistingServeFlagStillWorks) {
-  auto r = resolve_settings(
-      args_of({"--db", "d.sqlite", "--listen", "127.0.0.1:0", "--threads", "4", "--web-dir", "/w", "--threshold",
-               "0.8", "--max-body-mb", "8", "--github-api", "http://127.0.0.1:9", "--bot-login", "b",
-               "--bot-taxonomy", "t", "--github-min-interval-ms", "0", "--github-timeout-ms", "100",
-               "--github-backoff-ms", "10", "--github-max-attempts", "2", "--read-workers", "1", "--read-queue", "2",
-               "--heavy-workers", "1", "--heavy-queue", "1", "--demo", "--body-timeout-s", "9", "--idle-timeout-s",
-               "3", "--max-connections", "50", "--spool-threshold-mb", "1", "--drain-timeout-s", "0"}),
-      {});
+  auto r = resolve_settings(args_of({"--db",
+                                     "d.sqlite",
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--threads",
+                                     "4",
+                                     "--web-dir",
+                                     "/w",
+                                     "--threshold",
+                                     "0.8",
+                                     "--max-body-mb",
+                                     "8",
+                                     "--github-api",
+                                     "http://127.0.0.1:9",
+                                     "--bot-login",
+                                     "b",
+                                     "--bot-taxonomy",
+                                     "t",
+                                     "--github-min-interval-ms",
+                                     "0",
+                                     "--github-timeout-ms",
+                                     "100",
+                                     "--github-backoff-ms",
+                                     "10",
+                                     "--github-max-attempts",
+                                     "2",
+                                     "--read-workers",
+                                     "1",
+                                     "--read-queue",
+                                     "2",
+                                     "--heavy-workers",
+                                     "1",
+                                     "--heavy-queue",
+                                     "1",
+                                     "--demo",
+                                     "--body-timeout-s",
+                                     "9",
+                                     "--idle-timeout-s",
+                                     "3",
+                                     "--max-connections",
+                                     "50",
+                                     "--spool-threshold-mb",
+                                     "1",
+                                     "--drain-timeout-s",
+                                     "0"}),
+                            {});
   ASSERT_TRUE(r.errors.empty()) << all(r.errors);
   const auto& s = r.settings;
   EXPECT_EQ(s.db_path, "d.sqlite");

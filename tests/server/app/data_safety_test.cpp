@@ -78,8 +78,8 @@ void expect_same_backlog(schema::Store& store, const std::string& platform) {
   for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
   std::vector<cmp::BacklogObservation> obs;
   for (const auto& r : data->rows) {
-    obs.push_back({index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text,
-                   r.failed});
+    obs.push_back(
+        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
   }
   const auto expected = cmp::build_backlog(std::move(obs), 1.0);
   auto maintained = schema::read_backlog(store.db(), platform);
@@ -160,7 +160,8 @@ class DeleteRunTest : public ::testing::Test {
           "INSERT INTO expectations(run_id, file_id, suite, mode, model, line, accuracy)"
           " SELECT {0}, min(id), 'huggingface', 'inference', 'model_1', 2, 'pass' FROM result_files WHERE run_id = {0};"
           "INSERT INTO artifacts(run_id, suite, dtype, mode, model, name, kind, sha256, size, compression, raw,"
-          " findings, created_at) VALUES({0}, 'huggingface', 'bfloat16', 'inference', 'model_1', 't.json', 'kineto', 'ab', 2,"
+          " findings, created_at) VALUES({0}, 'huggingface', 'bfloat16', 'inference', 'model_1', 't.json', 'kineto', "
+          "'ab', 2,"
           " 'deflate', x'0102', '{{\"findings\":[{{\"classifier\":\"a\"}},{{\"classifier\":\"b\"}}]}}', '2026-01-01')",
           id)));
     }
@@ -237,8 +238,10 @@ TEST_F(DeleteRunTest, TheBacklogStaysConsistentWhicheverRunsGo) {
   EXPECT_EQ(scalar(store_->db(), "SELECT count(*) FROM runs WHERE platform = 'BMG'"), 1);  // n06 is left
   ASSERT_TRUE(schema::delete_run(store_->db(), "BMG-n06", "cli:test"));
   EXPECT_EQ(scalar(store_->db(), "SELECT count(*) FROM backlog WHERE platform = 'BMG'"), 0);
-  EXPECT_EQ(scalar(store_->db(), "SELECT count(*) FROM result_files r WHERE NOT EXISTS"
-                                 " (SELECT 1 FROM runs WHERE id = r.run_id)"), 0);
+  EXPECT_EQ(scalar(store_->db(),
+                   "SELECT count(*) FROM result_files r WHERE NOT EXISTS"
+                   " (SELECT 1 FROM runs WHERE id = r.run_id)"),
+            0);
 }
 
 // DELETE /api/v1/runs/{key}: admin, heavy lane, 200 with the counts, audited with the token's name, 404 after. A run
@@ -314,14 +317,14 @@ std::vector<std::string> keys(const std::vector<schema::RunAge>& runs) {
 TEST(RetentionSelection, OldRunsGoUnlessTaggedLatestOrUnaged) {
   const std::vector<schema::RunAge> runs = {
       run_age(1, "BMG", "2026-01-01T00:00:00Z"),
-      run_age(2, "BMG", "2026-01-02T00:00:00Z", {"release-2.12"}),   // kept: tag starts with "release"
+      run_age(2, "BMG", "2026-01-02T00:00:00Z", {"release-2.12"}),  // kept: tag starts with "release"
       run_age(3, "BMG", "2026-01-03T00:00:00Z", {"nightly", "x"}),
-      run_age(4, "BMG", "2026-03-01T00:00:00Z"),                     // newer than the cutoff
-      run_age(5, "PVC", "2026-01-01T00:00:00Z"),                     // the latest of PVC, however old
-      run_age(6, "A100", "1999 Jan 01"),                             // not ISO-8601, cannot be aged: kept
-      run_age(7, "A100", "2026-01-05"),                              // a date alone is fine
-      run_age(8, "A100", "2026-01-06T00:00:00Z"),                    // the latest of A100
-      run_age(9, "BMG", "01/01/2026"),                               // not ISO-8601: kept
+      run_age(4, "BMG", "2026-03-01T00:00:00Z"),   // newer than the cutoff
+      run_age(5, "PVC", "2026-01-01T00:00:00Z"),   // the latest of PVC, however old
+      run_age(6, "A100", "1999 Jan 01"),           // not ISO-8601, cannot be aged: kept
+      run_age(7, "A100", "2026-01-05"),            // a date alone is fine
+      run_age(8, "A100", "2026-01-06T00:00:00Z"),  // the latest of A100
+      run_age(9, "BMG", "01/01/2026"),             // not ISO-8601: kept
   };
   const std::string cutoff = "2026-02-01T00:00:00Z";
   EXPECT_EQ(keys(server::select_expired_runs(runs, cutoff, {"release"})), (std::vector<std::string>{"r1", "r3", "r7"}));
@@ -365,24 +368,27 @@ class RetentionTest : public ::testing::Test {
     ASSERT_TRUE(server::ingest_files(*store_, nightly_meta("PVC", 1), {{"perf.csv", nightly_csv(rng, 30)}}));
     auto& db = store_->db();
     // Files uploaded in January (all but the March run's); deliveries and outbox rows of every state, old and new.
-    ASSERT_TRUE(db.exec("UPDATE result_files SET uploaded_at = '2026-01-15T00:00:00Z'"
-                        " WHERE run_id <> (SELECT id FROM runs WHERE key = 'BMG-march');"
-                        "UPDATE result_files SET uploaded_at = '2026-03-20T00:00:00Z'"
-                        " WHERE run_id = (SELECT id FROM runs WHERE key = 'BMG-march')"));
+    ASSERT_TRUE(
+        db.exec("UPDATE result_files SET uploaded_at = '2026-01-15T00:00:00Z'"
+                " WHERE run_id <> (SELECT id FROM runs WHERE key = 'BMG-march');"
+                "UPDATE result_files SET uploaded_at = '2026-03-20T00:00:00Z'"
+                " WHERE run_id = (SELECT id FROM runs WHERE key = 'BMG-march')"));
     for (int i = 0; i < 7; ++i) {
       for (const char* state : {"done", "processing", "quarantined"}) {
         for (const char* at : {"2026-01-10T00:00:00Z", "2026-03-30T00:00:00Z"}) {
-          ASSERT_TRUE(db.exec(fmt::format("INSERT INTO webhook_deliveries(delivery_id, event, received_at, state)"
-                                          " VALUES('{}-{}-{}', 'issues', '{}', '{}')", state, at, i, at, state)));
+          ASSERT_TRUE(
+              db.exec(fmt::format("INSERT INTO webhook_deliveries(delivery_id, event, received_at, state)"
+                                  " VALUES('{}-{}-{}', 'issues', '{}', '{}')",
+                                  state, at, i, at, state)));
         }
       }
       for (const char* state : {"sent", "dry_run", "pending", "failed"}) {
         for (const char* at : {"2026-01-10T00:00:00Z", "2026-03-30T00:00:00Z"}) {
           const bool sent = std::string(state) == "sent";
-          ASSERT_TRUE(db.exec(fmt::format("INSERT INTO outbox(repo, kind, state, created_at, sent_at)"
-                                          " VALUES('o/r', 'add_labels', '{}', '{}', {})",
-                                          state, sent ? "2025-12-01T00:00:00Z" : at,
-                                          sent ? "'" + std::string(at) + "'" : "NULL")));
+          ASSERT_TRUE(db.exec(
+              fmt::format("INSERT INTO outbox(repo, kind, state, created_at, sent_at)"
+                          " VALUES('o/r', 'add_labels', '{}', '{}', {})",
+                          state, sent ? "2025-12-01T00:00:00Z" : at, sent ? "'" + std::string(at) + "'" : "NULL")));
         }
       }
     }
@@ -475,9 +481,8 @@ TEST_F(RetentionTest, ZeroDaysKeepsForeverAndDryRunChangesNothing) {
   const auto deliveries = count("SELECT count(*) FROM webhook_deliveries");
   const auto outbox = count("SELECT count(*) FROM outbox");
 
-  auto forever = server::run_retention(db, server::RetentionSettings{.webhook_deliveries_days = 0,
-                                                                      .sent_outbox_days = 0},
-                                       at_end_of_march());
+  auto forever = server::run_retention(
+      db, server::RetentionSettings{.webhook_deliveries_days = 0, .sent_outbox_days = 0}, at_end_of_march());
   ASSERT_TRUE(forever);
   EXPECT_FALSE(forever->changed());
   EXPECT_EQ(forever->batches, 0);
@@ -548,8 +553,9 @@ TEST(RetentionTask, RunsEveryInterval) {
   {
     auto store = schema::Store::open(settings.db_path);
     ASSERT_TRUE(store);
-    ASSERT_TRUE(store->db().exec("INSERT INTO webhook_deliveries(delivery_id, event, received_at, state)"
-                                 " VALUES('old', 'issues', '2020-01-01T00:00:00Z', 'done')"));
+    ASSERT_TRUE(
+        store->db().exec("INSERT INTO webhook_deliveries(delivery_id, event, received_at, state)"
+                         " VALUES('old', 'issues', '2020-01-01T00:00:00Z', 'done')"));
   }
   server::AppContext app(settings);
   server::RetentionSettings rules;
@@ -690,10 +696,14 @@ TEST(BackupRestore, ConsistentUnderConcurrentWrites) {
     EXPECT_GE(info->runs, 3 + before);
     EXPECT_LE(info->runs, 3 + after + 1);
     // Every run in the copy is whole: its file and all of its rows.
-    EXPECT_EQ(count_in(copy, "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM result_files f"
-                             " WHERE f.run_id = r.id)"), 0);
-    EXPECT_EQ(count_in(copy, "SELECT count(*) FROM result_files f WHERE row_count <>"
-                             " (SELECT count(*) FROM results x WHERE x.file_id = f.id)"), 0);
+    EXPECT_EQ(count_in(copy,
+                       "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM result_files f"
+                       " WHERE f.run_id = r.id)"),
+              0);
+    EXPECT_EQ(count_in(copy,
+                       "SELECT count(*) FROM result_files f WHERE row_count <>"
+                       " (SELECT count(*) FROM results x WHERE x.file_id = f.id)"),
+              0);
   }
   stop = true;
   writer.join();

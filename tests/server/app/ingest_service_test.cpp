@@ -42,17 +42,28 @@ class IngestServiceTest : public ::testing::Test {
 
 // The seed issue's table, row for row (tracker's "Representative Cases").
 const std::set<std::string> kSeedRows = {
-    "| huggingface | bfloat16 | inference | ElectraForQuestionAnswering | 128 | 0.662224 | huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
-    "| huggingface | bfloat16 | inference | BertForQuestionAnswering | 32 | 0.732601 | huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
-    "| huggingface | bfloat16 | inference | BartForConditionalGeneration | 4 | 0.741895 | huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
-    "| huggingface | bfloat16 | inference | MBartForConditionalGeneration | 4 | 0.723328 | huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
-    "| huggingface | bfloat16 | inference | PLBartForConditionalGeneration | 8 | 0.829213 | huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
-    "| huggingface | amp_bf16 | inference | BertForQuestionAnswering | 32 | 0.893284 | huggingface/amp_bf16/inference/performance/inductor-results-huggingface-amp_bf16-inference-xpu-performance.csv |",
-    "| huggingface | float16 | inference | ElectraForQuestionAnswering | 128 | 0.646220 | huggingface/float16/inference/performance/inductor-results-huggingface-float16-inference-xpu-performance.csv |",
-    "| huggingface | bfloat16 | training | OPTForCausalLM | 2 | 0.876858 | huggingface/bfloat16/training/performance/inductor-results-huggingface-bfloat16-training-xpu-performance.csv |",
-    "| torchbench | bfloat16 | inference | lennard_jones | 1000 | 0.671808 | torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
-    "| torchbench | bfloat16 | inference | maml | 1 | 0.664822 | torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
-    "| torchbench | bfloat16 | inference | soft_actor_critic | 256 | 0.865522 | torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | inference | ElectraForQuestionAnswering | 128 | 0.662224 | "
+    "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | inference | BertForQuestionAnswering | 32 | 0.732601 | "
+    "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | inference | BartForConditionalGeneration | 4 | 0.741895 | "
+    "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | inference | MBartForConditionalGeneration | 4 | 0.723328 | "
+    "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | inference | PLBartForConditionalGeneration | 8 | 0.829213 | "
+    "huggingface/bfloat16/inference/performance/inductor-results-huggingface-bfloat16-inference-xpu-performance.csv |",
+    "| huggingface | amp_bf16 | inference | BertForQuestionAnswering | 32 | 0.893284 | "
+    "huggingface/amp_bf16/inference/performance/inductor-results-huggingface-amp_bf16-inference-xpu-performance.csv |",
+    "| huggingface | float16 | inference | ElectraForQuestionAnswering | 128 | 0.646220 | "
+    "huggingface/float16/inference/performance/inductor-results-huggingface-float16-inference-xpu-performance.csv |",
+    "| huggingface | bfloat16 | training | OPTForCausalLM | 2 | 0.876858 | "
+    "huggingface/bfloat16/training/performance/inductor-results-huggingface-bfloat16-training-xpu-performance.csv |",
+    "| torchbench | bfloat16 | inference | lennard_jones | 1000 | 0.671808 | "
+    "torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
+    "| torchbench | bfloat16 | inference | maml | 1 | 0.664822 | "
+    "torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
+    "| torchbench | bfloat16 | inference | soft_actor_critic | 256 | 0.865522 | "
+    "torchbench/bfloat16/inference/performance/inductor-results-torchbench-bfloat16-inference-xpu-performance.csv |",
 };
 
 TEST_F(IngestServiceTest, SeedRunPrintsExactlyTheSeedTable) {
@@ -115,9 +126,10 @@ TEST_F(IngestServiceTest, OneMalformedFileStoresNothingOfTheUpload) {
   std::string bad(kHeader16);
   bad += "xpu,Good,8,1.5,10,1,0,0,0,1,1,0,0,0,0,0\n";
   bad += "xpu,Bad,8,fast,10,1,0,0,0,1,1,0,0,0,0,0\n";
-  files.push_back({"timm_models/bfloat16/inference/performance/inductor-results-timm_models-bfloat16-inference-xpu-"
-                   "performance.csv",
-                   bad});
+  files.push_back(
+      {"timm_models/bfloat16/inference/performance/inductor-results-timm_models-bfloat16-inference-xpu-"
+       "performance.csv",
+       bad});
   auto r = ingest_files(*store_, bmg(), files);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::invalid_input);

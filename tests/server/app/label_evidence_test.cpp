@@ -24,8 +24,11 @@ class LabelEvidence : public ::testing::Test {
     auto t = lb::load_taxonomy("torch-xpu-ops");
     ASSERT_TRUE(t.ok());
     taxonomy_ = *t;
-    issue_ = {kSeedTitle, testing::read_bytes(testing::fixture("labeler/seed_3761_body.md")), {},
-              "intel/torch-xpu-ops", 3761};
+    issue_ = {kSeedTitle,
+              testing::read_bytes(testing::fixture("labeler/seed_3761_body.md")),
+              {},
+              "intel/torch-xpu-ops",
+              3761};
   }
   void ingest(const std::string& platform, const std::string& run, const std::string& created_at) {
     UploadMeta meta;

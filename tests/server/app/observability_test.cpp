@@ -133,8 +133,8 @@ TEST_F(Metrics, RequestsAreCountedByRoutePatternNeverByPath) {
       << text;
   EXPECT_TRUE(has_line(text, R"(perftriage_http_requests_total{method="other",)" + series + R"(,status="404"} 1)"));
   EXPECT_TRUE(has_line(text, "perftriage_http_response_bytes_total{" + series + "} 360"));
-  EXPECT_TRUE(has_line(text, R"(perftriage_http_request_duration_seconds_bucket{method="GET",)" + series +
-                                 R"(,le="0.005"} 2)"));
+  EXPECT_TRUE(has_line(
+      text, R"(perftriage_http_request_duration_seconds_bucket{method="GET",)" + series + R"(,le="0.005"} 2)"));
   EXPECT_EQ(text.find("secret-run-name"), std::string::npos);
   EXPECT_EQ(text.find("FROBNICATE"), std::string::npos);
 }

@@ -22,9 +22,10 @@ TEST(SharedData, TritonPerformanceFilesGiveProvenanceCounts) {
   if (!std::filesystem::exists(kShared)) GTEST_SKIP() << "no ../shared/data beside the checkout";
   auto store = schema::Store::open(":memory:");
   ASSERT_TRUE(store);
-  for (const Expected& e : {Expected{"github__workflows__torchinductor__data__huggingface.csv", "huggingface", 36, 4, 0},
-                            Expected{"github__workflows__torchinductor__data__timm_models.csv", "timm_models", 53, 1, 1},
-                            Expected{"github__workflows__torch-inductor__data__torchbench.csv", "torchbench", 52, 11, 4}}) {
+  for (const Expected& e :
+       {Expected{"github__workflows__torchinductor__data__huggingface.csv", "huggingface", 36, 4, 0},
+        Expected{"github__workflows__torchinductor__data__timm_models.csv", "timm_models", 53, 1, 1},
+        Expected{"github__workflows__torch-inductor__data__torchbench.csv", "torchbench", 52, 11, 4}}) {
     UploadMeta meta;
     meta.run = std::string("triton-") + e.suite;
     meta.platform = "A100";

@@ -104,8 +104,8 @@ TEST(Decide, SecondaryLimitWithoutHeadersWaitsAMinute) {
 }
 
 TEST(Decide, ForbiddenIsFinal) {
-  auto o = decide(answer(403, {{"x-ratelimit-remaining", "4000"}}, R"({"message":"Resource not accessible"})"), 1,
-                  kNow, policy());
+  auto o = decide(answer(403, {{"x-ratelimit-remaining", "4000"}}, R"({"message":"Resource not accessible"})"), 1, kNow,
+                  policy());
   EXPECT_EQ(o.kind, Outcome::Kind::failed);
   EXPECT_EQ(o.error, "HTTP 403: Resource not accessible");
 }

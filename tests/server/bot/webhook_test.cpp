@@ -188,8 +188,7 @@ TEST(PlanLabelActions, CreatesAddsAndComments) {
   auto actions = plan_label_actions(s.event, s.result, s.taxonomy, {}, "<!-- perftriage:label -->\nhi");
   ASSERT_EQ(actions.size(), 8u);
   EXPECT_EQ(kinds(actions), (std::vector<std::string>{"create_label", "create_label", "create_label", "create_label",
-                                                       "create_label", "create_label", "add_labels",
-                                                       "upsert_comment"}));
+                                                      "create_label", "create_label", "add_labels", "upsert_comment"}));
   auto added = actions[6].payload["labels"].get<std::vector<std::string>>();
   std::sort(added.begin(), added.end());
   EXPECT_EQ(added, (std::vector<std::string>{"dtype: bfloat16", "hw: BMG", "inference", "module: inductor",

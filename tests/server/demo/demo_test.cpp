@@ -38,8 +38,7 @@ void expect_refused(schema::Store& store) {
   auto added = load_demo_data(store);
   ASSERT_FALSE(added) << "the demo loaded into a database with a non-demo run";
   EXPECT_EQ(added.error().code, "not_a_demo_database");
-  EXPECT_NE(added.error().message.find(
-                "the database holds non-demo runs; --demo only runs on a database of its own"),
+  EXPECT_NE(added.error().message.find("the database holds non-demo runs; --demo only runs on a database of its own"),
             std::string::npos)
       << added.error().message;
   auto runs = schema::list_runs(store.db());
@@ -74,8 +73,8 @@ TEST(Demo, EveryOutboxRowIsDryRunAndReloadingIsAccepted) {
   ASSERT_TRUE(rows);
   ASSERT_GE(rows->size(), 8u) << "labels and a comment per demo issue";
   for (const auto& row : *rows) {
-    EXPECT_EQ(row.state, schema::OutboxState::dry_run) << "outbox row " << row.id << " (" << to_string(row.kind)
-                                                       << " #" << row.issue_number << ") is " << to_string(row.state);
+    EXPECT_EQ(row.state, schema::OutboxState::dry_run) << "outbox row " << row.id << " (" << to_string(row.kind) << " #"
+                                                       << row.issue_number << ") is " << to_string(row.state);
   }
   auto due = schema::next_due(db, std::numeric_limits<std::int64_t>::max());
   ASSERT_TRUE(due);
@@ -89,7 +88,7 @@ TEST(Demo, EveryOutboxRowIsDryRunAndReloadingIsAccepted) {
 
   // A demo database written before every demo row was dry_run: its pending comment becomes dry_run on the next load.
   auto legacy = schema::enqueue(db, {"intel/torch-xpu-ops", 3761, schema::OutboxKind::upsert_comment, {{"body", "x"}}},
-                            schema::OutboxState::pending, 0);
+                                schema::OutboxState::pending, 0);
   ASSERT_TRUE(legacy);
   auto again = load_demo_data(*store);
   ASSERT_TRUE(again) << again.error().message;

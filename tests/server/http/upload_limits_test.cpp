@@ -41,9 +41,8 @@ std::string csv_with_impossible_values() {
 class UploadLimitsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perftriage-upload-limits-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-upload-limits-" + std::to_string(getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
     settings.db_path = (dir_ / "db.sqlite").string();
@@ -66,8 +65,8 @@ class UploadLimitsTest : public ::testing::Test {
 };
 
 TEST_F(UploadLimitsTest, ImpossibleValuesAreInvalidNotPassingNotSlow) {
-  auto up = call("POST", std::string("/api/v1/uploads?platform=BMG&run=r1&path=") + kPath,
-                 csv_with_impossible_values());
+  auto up =
+      call("POST", std::string("/api/v1/uploads?platform=BMG&run=r1&path=") + kPath, csv_with_impossible_values());
   ASSERT_EQ(up.status, 201u) << up.body;
   const auto summary = body(up);
   const auto& f = summary["files"][0];
@@ -197,8 +196,9 @@ TEST(IngestFiles, ManyPathsAreCheckedForDuplicatesInLinearTime) {
   meta.run = "r";
   meta.platform = "BMG";
   std::vector<ingest::InputFile> files;
-  for (int i = 0; i < 3; ++i) files.push_back({"huggingface/bfloat16/inference/performance/" + std::to_string(i) + ".csv",
-                                               std::string(kHeader16) + "xpu,M,8,1.2\n"});
+  for (int i = 0; i < 3; ++i)
+    files.push_back({"huggingface/bfloat16/inference/performance/" + std::to_string(i) + ".csv",
+                     std::string(kHeader16) + "xpu,M,8,1.2\n"});
   files.push_back(files[1]);
   auto r = ingest_files(*s, meta, std::move(files));
   ASSERT_FALSE(r);

@@ -19,9 +19,8 @@ using nlohmann::json;
 class ApiIndexTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perftriage-api-index-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-api-index-" + std::to_string(getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
     settings.db_path = (dir_ / "db.sqlite").string();
@@ -51,8 +50,8 @@ TEST_F(ApiIndexTest, IndexListsEveryRouteWithItsScope) {
   EXPECT_EQ(index["openapi"], "/api/v1/openapi.json");
   std::set<std::tuple<std::string, std::string, std::string>> listed;
   for (const auto& route : index["routes"]) {
-    listed.insert({route["method"].get<std::string>(), route["pattern"].get<std::string>(),
-                   route["scope"].get<std::string>()});
+    listed.insert(
+        {route["method"].get<std::string>(), route["pattern"].get<std::string>(), route["scope"].get<std::string>()});
   }
   const auto table = router_.table();
   EXPECT_EQ(listed.size(), table.size());

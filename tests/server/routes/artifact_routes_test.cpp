@@ -21,7 +21,8 @@ using nlohmann::json;
 using testing::fixture;
 using testing::read_bytes;
 
-constexpr const char* kBert = "/api/v1/runs/bmg-release-2.12/cases/huggingface/bfloat16/inference/BertForQuestionAnswering";
+constexpr const char* kBert =
+    "/api/v1/runs/bmg-release-2.12/cases/huggingface/bfloat16/inference/BertForQuestionAnswering";
 
 std::string multipart(const std::vector<std::pair<std::string, std::string>>& files) {
   std::string body;
@@ -35,9 +36,8 @@ std::string multipart(const std::vector<std::pair<std::string, std::string>>& fi
 class ArtifactRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perftriage-artifacts-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("perftriage-artifacts-" + std::to_string(getpid()) + "-" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
     settings.db_path = (dir_ / "db.sqlite").string();
@@ -96,8 +96,8 @@ TEST_F(ArtifactRoutesTest, ClassifyAnswersTheClassifyJson) {
 }
 
 TEST_F(ArtifactRoutesTest, ClassifyTakesOneMultipartFilePartAndItsFilename) {
-  auto r = call("POST", "/api/v1/classify", multipart({{"cuda_flash_sdpa.json.gz",
-                                                        read_bytes(fixture("trace/cuda_flash_sdpa.json.gz"))}}),
+  auto r = call("POST", "/api/v1/classify",
+                multipart({{"cuda_flash_sdpa.json.gz", read_bytes(fixture("trace/cuda_flash_sdpa.json.gz"))}}),
                 "multipart/form-data; boundary=B0undary");
   ASSERT_EQ(r.status, 200u) << r.body;
   auto j = body(r);
@@ -242,12 +242,14 @@ TEST_F(ArtifactRoutesTest, AttachToAnUnknownModelIs404NamingIt) {
 
 TEST_F(ArtifactRoutesTest, AttachToAModelWithoutThatCaseIs404NamingTheCase) {
   // BertForQuestionAnswering has huggingface rows only
-  auto r = call("POST", "/api/v1/runs/bmg-release-2.12/cases/torchbench/bfloat16/inference/BertForQuestionAnswering/artifacts",
+  auto r = call("POST",
+                "/api/v1/runs/bmg-release-2.12/cases/torchbench/bfloat16/inference/BertForQuestionAnswering/artifacts",
                 read_bytes(fixture("trace/xpu_math_fallback.json")));
   ASSERT_EQ(r.status, 404u) << r.body;
   EXPECT_EQ(body(r)["error"]["code"], "no_case");
-  EXPECT_NE(body(r)["error"]["message"].get<std::string>().find("torchbench/bfloat16/inference/BertForQuestionAnswering"),
-            std::string::npos);
+  EXPECT_NE(
+      body(r)["error"]["message"].get<std::string>().find("torchbench/bfloat16/inference/BertForQuestionAnswering"),
+      std::string::npos);
 }
 
 TEST_F(ArtifactRoutesTest, AttachEmptyBodyIs400) {
@@ -449,9 +451,9 @@ TEST_F(ArtifactRoutesTest, SlowReportListsTheClassifierFindingsAfterTheTable) {
   EXPECT_EQ(report.body.rfind(plain.body, 0), 0u) << "the report body before the findings must not change";
   const auto section = report.body.find("## Classifier findings");
   ASSERT_NE(section, std::string::npos) << report.body;
-  EXPECT_NE(report.body.find("- huggingface BertForQuestionAnswering bfloat16 inference: attention: math_fallback",
-                             section),
-            std::string::npos)
+  EXPECT_NE(
+      report.body.find("- huggingface BertForQuestionAnswering bfloat16 inference: attention: math_fallback", section),
+      std::string::npos)
       << report.body.substr(section);
   EXPECT_NE(report.body.find("  - attention math_fallback: ", section), std::string::npos);
 }
