@@ -49,10 +49,13 @@ std::map<std::string, std::string> shared_axes(const std::vector<CaseKey>& cases
                                                                  {"mode", &CaseKey::mode},
                                                                  {"config", &CaseKey::config},
                                                                  {"model", &CaseKey::model}};
-  for (const auto& [name, field] : axes) {
+  for (const auto& axis : axes) {
+    // Not a structured binding: a lambda may capture one only from C++20's P1091 on (clang >= 16; the fuzz preset
+    // builds with Debian's clang 14).
+    const auto field = axis.second;
     const std::string& first = cases.front().*field;
     const bool all = std::all_of(cases.begin(), cases.end(), [&](const CaseKey& c) { return c.*field == first; });
-    if (all) out.emplace(name, first);
+    if (all) out.emplace(axis.first, first);
   }
   return out;
 }
