@@ -12,6 +12,7 @@
 #include "schema/backlog_store.hpp"
 #include "schema/history_store.hpp"
 #include "server/app/ingest_service.hpp"
+#include "tests/support/backlog_check.hpp"
 
 namespace perftriage {
 namespace {
@@ -40,35 +41,7 @@ std::string nightly_csv(std::mt19937& rng, int models) {
   return csv;
 }
 
-void expect_same_backlog(schema::Store& store, const std::string& platform) {
-  auto data = schema::backlog_rows(store.db(), platform, 1.0);
-  ASSERT_TRUE(data) << data.error().message;
-  std::map<std::int64_t, std::size_t> index;
-  for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
-  std::vector<cmp::BacklogObservation> obs;
-  for (const auto& r : data->rows) {
-    obs.push_back(
-        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
-  }
-  const auto expected = cmp::build_backlog(std::move(obs), 1.0);
-  auto maintained = schema::read_backlog(store.db(), platform);
-  ASSERT_TRUE(maintained) << maintained.error().message;
-  ASSERT_EQ(maintained->size(), expected.size());
-  std::map<std::string, const schema::BacklogState*> by_model;
-  for (const auto& m : *maintained) by_model[m.model] = &m;
-  const auto key = [&](std::size_t i) { return data->runs[i].meta.key; };
-  for (const auto& e : expected) {
-    ASSERT_TRUE(by_model.count(e.key.model)) << e.key.model;
-    const auto& m = *by_model[e.key.model];
-    EXPECT_EQ(m.status, e.status) << e.key.model;
-    EXPECT_EQ(m.first_seen, key(e.first_seen)) << e.key.model;
-    EXPECT_EQ(m.last_seen, key(e.last_seen)) << e.key.model;
-    EXPECT_EQ(m.latest_run, key(e.latest)) << e.key.model;
-    EXPECT_EQ(m.fixed_in.value_or(""), e.fixed_in ? key(*e.fixed_in) : "") << e.key.model;
-    EXPECT_EQ(m.worst_speedup, e.worst_speedup) << e.key.model;
-    EXPECT_EQ(m.runs_slow, static_cast<std::int64_t>(e.runs_slow)) << e.key.model;
-  }
-}
+using testing::expect_same_backlog;
 
 class MaintainedBacklog : public ::testing::TestWithParam<bool> {};
 

@@ -30,6 +30,7 @@
 #include "server/app/retention.hpp"
 #include "server/http/router.hpp"
 #include "server/routes/routes.hpp"
+#include "tests/support/backlog_check.hpp"
 #include "tests/support/route_call.hpp"
 
 namespace perftriage {
@@ -70,40 +71,6 @@ std::int64_t scalar(schema::Database& db, const std::string& sql) {
   return st->int64(0);
 }
 
-// The maintained backlog equals the one recomputed from every remaining run (as tests/analyzers/compare does).
-void expect_same_backlog(schema::Store& store, const std::string& platform) {
-  auto data = schema::backlog_rows(store.db(), platform, 1.0);
-  ASSERT_TRUE(data) << data.error().message;
-  std::map<std::int64_t, std::size_t> index;
-  for (std::size_t i = 0; i < data->runs.size(); ++i) index[data->runs[i].id] = i;
-  std::vector<cmp::BacklogObservation> obs;
-  for (const auto& r : data->rows) {
-    obs.push_back(
-        {index.at(r.run_id), {r.suite, r.dtype, r.mode, r.config, r.model}, r.speedup, r.speedup_text, r.failed});
-  }
-  const auto expected = cmp::build_backlog(std::move(obs), 1.0);
-  auto maintained = schema::read_backlog(store.db(), platform);
-  ASSERT_TRUE(maintained) << maintained.error().message;
-  // read_backlog joins the run keys: a row naming a deleted run would vanish from it, so count the table too.
-  EXPECT_EQ(scalar(store.db(), "SELECT count(*) FROM backlog WHERE platform = '" + platform + "'"),
-            static_cast<std::int64_t>(expected.size()));
-  ASSERT_EQ(maintained->size(), expected.size());
-  std::map<std::string, const schema::BacklogState*> by_model;
-  for (const auto& m : *maintained) by_model[m.model] = &m;
-  const auto key = [&](std::size_t i) { return data->runs[i].meta.key; };
-  for (const auto& e : expected) {
-    ASSERT_TRUE(by_model.count(e.key.model)) << e.key.model;
-    const auto& m = *by_model[e.key.model];
-    EXPECT_EQ(m.status, e.status) << e.key.model;
-    EXPECT_EQ(m.first_seen, key(e.first_seen)) << e.key.model;
-    EXPECT_EQ(m.last_seen, key(e.last_seen)) << e.key.model;
-    EXPECT_EQ(m.latest_run, key(e.latest)) << e.key.model;
-    EXPECT_EQ(m.fixed_in.value_or(""), e.fixed_in ? key(*e.fixed_in) : "") << e.key.model;
-    EXPECT_EQ(m.worst_speedup, e.worst_speedup) << e.key.model;
-    EXPECT_EQ(m.runs_slow, static_cast<std::int64_t>(e.runs_slow)) << e.key.model;
-  }
-}
-
 server::UploadMeta nightly_meta(const std::string& platform, int day, std::vector<std::string> tags = {}) {
   server::UploadMeta meta;
   meta.run = fmt::format("{}-n{:02d}", platform, day);
@@ -115,6 +82,7 @@ server::UploadMeta nightly_meta(const std::string& platform, int day, std::vecto
 }
 
 // A fresh directory per test, removed afterwards.
+using testing::expect_same_backlog;
 using testing::TempDir;
 
 // Per-table row counts of one run (-1 = every run).
