@@ -1,10 +1,14 @@
 #pragma once
-// The maintained backlog (updated at every ingest, rebuilt by migrations and run deletion) equals the one
-// recomputed from scratch from every remaining run of the platform by analyzers/compare/backlog.
+// Random nightlies, and a check that the maintained backlog (updated at every ingest, rebuilt by migrations and run
+// deletion) equals the one recomputed from scratch from every remaining run of the platform by
+// analyzers/compare/backlog.
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +19,30 @@
 #include "schema/store.hpp"
 
 namespace perftriage::testing {
+
+// The header of nightly_csv's files (a 16-column performance CSV).
+inline constexpr const char* kNightlyHeader =
+    "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,"
+    "calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,autograd_compiles,"
+    "cudagraph_skips\n";
+
+// One nightly's performance CSV: each model's speedup wanders around 1, sometimes failing (speedup 0), sometimes
+// absent (not measured in this run).
+inline std::string nightly_csv(std::mt19937& rng, int models) {
+  std::uniform_real_distribution<double> speed(0.7, 1.3);
+  std::uniform_int_distribution<int> dice(0, 19);
+  std::string csv = kNightlyHeader;
+  for (int m = 0; m < models; ++m) {
+    const int d = dice(rng);
+    if (d == 0) continue;
+    if (d == 1) {
+      csv += fmt::format("xpu,model_{},0,0.000000,0.000000,0,0,0,0,0,0,0,0,0,0,0\n", m);
+    } else {
+      csv += fmt::format("xpu,model_{},8,{:.6f},10.0,1,0,0,0,1,1,0,0,0,0,0\n", m, speed(rng));
+    }
+  }
+  return csv;
+}
 
 inline void expect_same_backlog(schema::Store& store, const std::string& platform) {
   auto data = schema::backlog_rows(store.db(), platform, 1.0);

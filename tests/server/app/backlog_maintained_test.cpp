@@ -19,27 +19,7 @@ namespace {
 
 namespace cmp = analyzers::compare;
 
-constexpr const char* kHeader =
-    "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,"
-    "calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,autograd_compiles,"
-    "cudagraph_skips\n";
-
-// One nightly: each model's speedup wanders around 1, sometimes failing (speedup 0), sometimes absent.
-std::string nightly_csv(std::mt19937& rng, int models) {
-  std::uniform_real_distribution<double> speed(0.7, 1.3);
-  std::uniform_int_distribution<int> dice(0, 19);
-  std::string csv = kHeader;
-  for (int m = 0; m < models; ++m) {
-    const int d = dice(rng);
-    if (d == 0) continue;  // not measured in this run
-    if (d == 1) {
-      csv += fmt::format("xpu,model_{},0,0.000000,0.000000,0,0,0,0,0,0,0,0,0,0,0\n", m);
-    } else {
-      csv += fmt::format("xpu,model_{},8,{:.6f},10.0,1,0,0,0,1,1,0,0,0,0,0\n", m, speed(rng));
-    }
-  }
-  return csv;
-}
+using testing::nightly_csv;
 
 using testing::expect_same_backlog;
 

@@ -40,27 +40,7 @@ namespace fs = std::filesystem;
 namespace cmp = analyzers::compare;
 using schema::Statement;
 
-constexpr const char* kHeader =
-    "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,"
-    "calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,autograd_compiles,"
-    "cudagraph_skips\n";
-
-// One nightly: each model's speedup wanders around 1, sometimes failing (speedup 0), sometimes absent.
-std::string nightly_csv(std::mt19937& rng, int models) {
-  std::uniform_real_distribution<double> speed(0.7, 1.3);
-  std::uniform_int_distribution<int> dice(0, 19);
-  std::string csv = kHeader;
-  for (int m = 0; m < models; ++m) {
-    const int d = dice(rng);
-    if (d == 0) continue;
-    if (d == 1) {
-      csv += fmt::format("xpu,model_{},0,0.000000,0.000000,0,0,0,0,0,0,0,0,0,0,0\n", m);
-    } else {
-      csv += fmt::format("xpu,model_{},8,{:.6f},10.0,1,0,0,0,1,1,0,0,0,0,0\n", m, speed(rng));
-    }
-  }
-  return csv;
-}
+using testing::nightly_csv;
 
 std::int64_t scalar(schema::Database& db, const std::string& sql) {
   auto st = Statement::prepare(db, sql);
@@ -260,7 +240,7 @@ TEST(DeleteRunRoute, DeletesAuditsAndAnswers404ForAnUnknownKey) {
   EXPECT_EQ(audit->front().target, "BMG-n03");
 
   // The same key uploaded again with other rows reuses the freed ids; the matrix shows the new rows.
-  std::string csv = kHeader;
+  std::string csv = testing::kNightlyHeader;
   csv += "xpu,only_model,8,0.500000,10.0,1,0,0,0,1,1,0,0,0,0,0\n";
   ASSERT_TRUE(server::ingest_files(**store, nightly_meta("BMG", 3), {{"perf.csv", csv}}));
   auto fresh = testing::call_route(router, app, "GET", "/api/v1/dashboard/matrix?run=BMG-n03", "", "");
