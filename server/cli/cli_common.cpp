@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <ostream>
 
 #include "server/app/config.hpp"
@@ -87,6 +90,18 @@ Result<schema::Store> open_store(const std::string& path) {
     }
   }
   return schema::Store::open(path);
+}
+
+Result<std::string> read_input_file(const std::string& path) {
+  std::ostringstream bytes;
+  if (path == "-") {
+    bytes << std::cin.rdbuf();
+    return bytes.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorKind::invalid_input, "unreadable", "cannot read " + path, path);
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 Result<schema::Store> open_existing_store(const std::string& path) {

@@ -77,6 +77,9 @@ auto in_transaction(schema::Store& store, F&& body) -> decltype(body()) {
   return result;
 }
 
+// A file named on the command line, whole ("-" = standard input); invalid_input "unreadable" naming it otherwise.
+Result<std::string> read_input_file(const std::string& path);
+
 // The audit_log actor of a command run by hand: "cli:$USER" (the login name when USER is unset).
 std::string cli_actor();
 

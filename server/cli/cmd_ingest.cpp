@@ -51,14 +51,6 @@ bool wanted_in_tree(const fs::path& p) {
   return false;
 }
 
-Result<std::string> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return make_error(ErrorKind::invalid_input, "unreadable", "cannot read file", p.string());
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // x.csv, ./x.csv and $PWD/x.csv -> "x.csv"; a path outside the current directory -> its absolute normal form.
 std::string stored_path(const fs::path& given) {
   std::error_code ec;
@@ -112,7 +104,7 @@ Result<std::vector<ingest::InputFile>> read_inputs(const std::vector<Found>& fou
   std::vector<ingest::InputFile> out;
   out.reserve(found.size());
   for (std::size_t i = 0; i < found.size(); ++i) {
-    PT_ASSIGN(auto bytes, read_file(found[i].disk));
+    PT_ASSIGN(auto bytes, read_input_file(found[i].disk.string()));
     out.push_back({found[i].stored, std::move(bytes)});
     if (progress && (i + 1 == found.size() || i % 10 == 0)) {
       io.out << "\rperftriage: reading files: " << i + 1 << "/" << found.size() << std::flush;
@@ -147,7 +139,7 @@ std::vector<Error> every_error(const server::UploadMeta& meta, const std::vector
   alone.replace = true;
   for (const auto& f : *found) {
     if (f.stored == first.file) continue;
-    auto bytes = read_file(f.disk);
+    auto bytes = read_input_file(f.disk.string());
     if (!bytes) {
       out.push_back(bytes.error());
       continue;

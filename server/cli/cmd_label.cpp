@@ -45,22 +45,10 @@ struct LabelOptions {
   bool json = false, comment = false;
 };
 
-Result<std::string> read_body(const std::string& body_file) {
-  std::stringstream ss;
-  if (body_file == "-") {
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(body_file, std::ios::binary);
-  if (!in) return make_error(ErrorKind::invalid_input, "unreadable", "cannot read " + body_file, body_file);
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Result<int> label(const LabelOptions& o, Io io) {
   lb::IssueInput issue;
   issue.title = o.title;
-  PT_ASSIGN(issue.body, read_body(o.body_file));
+  PT_ASSIGN(issue.body, read_input_file(o.body_file));
   for (const auto& list : o.labels)
     for (const auto& l : split(list, ','))
       if (auto t = trim(l); !t.empty()) issue.labels.emplace_back(t);
