@@ -11,7 +11,10 @@
 
 namespace perftriage::bench {
 
-inline std::vector<ingest::InputFile> make_nightly(int models_per_file = 200, unsigned seed = 7, double drift = 1.0) {
+// `stable`: each model keeps one speedup / latency level from nightly to nightly (set by the model and its group) and
+// `seed` only adds 1% noise and the failures, so that a series of nightlies looks like a history (gen_history_db).
+inline std::vector<ingest::InputFile> make_nightly(int models_per_file = 200, unsigned seed = 7, double drift = 1.0,
+                                                   bool stable = false) {
   static constexpr const char* kPerfHeader =
       "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,"
       "dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,"
@@ -35,6 +38,11 @@ inline std::vector<ingest::InputFile> make_nightly(int models_per_file = 200, un
             if (kind == std::string("performance")) {
               if (failed) {
                 body += fmt::format("xpu,{},0,0.000000,0.000000,0,0,0,0,0,0,0,0,0,0,0\n", name);
+              } else if (stable) {
+                std::mt19937 level(static_cast<unsigned>(m * 131 + dtype[1] * 7 + mode[0] + suite[0]));
+                const double s = speed(level) * drift * (1 + (speed(rng) - 1.575) / 102.5);  // +-1%
+                body += fmt::format("xpu,{},{},{:.6f},{:.6f},{:.6f},0.000000,0,0,{},1,0,0,0,0,0\n", name, 1 << (m % 8),
+                                    s, lat(level), comp(level), calls(level));
               } else {
                 body += fmt::format("xpu,{},{},{:.6f},{:.6f},{:.6f},0.000000,0,0,{},1,0,0,0,0,0\n", name, 1 << (m % 8),
                                     speed(rng) * drift, lat(rng), comp(rng), calls(rng));

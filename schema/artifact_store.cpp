@@ -8,10 +8,12 @@ namespace {
 
 constexpr std::string_view kInsertArtifact =
     "INSERT INTO artifacts(run_id, suite, dtype, mode, model, config, name, role, kind, sha256, size, compression, "
-    "raw, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "stored_size, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+// The stored bytes live beside the artifact (migration 010), so that listing artifacts never reads them.
+constexpr std::string_view kInsertArtifactBlob = "INSERT INTO artifact_blobs(artifact_id, raw) VALUES(?1, ?2)";
 constexpr std::string_view kSelectArtifactColumns =
     "SELECT a.id, a.run_id, r.key, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, a.kind, a.sha256, "
-    "a.size, length(a.raw), a.compression, a.findings, a.created_at FROM artifacts a JOIN runs r ON r.id = a.run_id ";
+    "a.size, a.stored_size, a.compression, a.findings, a.created_at FROM artifacts a JOIN runs r ON r.id = a.run_id ";
 constexpr std::string_view kWhereSameBytes =
     "WHERE a.run_id = ?1 AND a.suite = ?2 AND a.dtype = ?3 AND a.mode = ?4 AND a.model = ?5 AND a.sha256 = ?6";
 constexpr std::string_view kWhereCase =
@@ -26,7 +28,9 @@ constexpr std::string_view kModelFindings =
     "SELECT a.id, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, json_extract(a.findings, '$.findings'),"
     " r.key FROM artifacts a JOIN runs r ON r.id = a.run_id "
     "WHERE r.platform = ?1 AND a.suite = ?2 AND a.model = ?3 ORDER BY r.created_at, r.id, a.id";
-constexpr std::string_view kSelectRaw = "SELECT compression, size, raw FROM artifacts WHERE id = ?1";
+constexpr std::string_view kSelectRaw =
+    "SELECT a.compression, a.size, b.raw FROM artifacts a JOIN artifact_blobs b ON b.artifact_id = a.id WHERE a.id = "
+    "?1";
 
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -77,6 +81,7 @@ Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
   PT_ASSIGN(auto st, Statement::prepare(db, kInsertArtifact));
   const bool gzip = is_gzip(a.bytes);
   const std::string deflated = gzip ? std::string{} : deflate_bytes(a.bytes);
+  const std::string_view stored = gzip ? a.bytes : std::string_view(deflated);
   bind_case(st, a.run_id, a.case_ref)
       .bind(6, a.case_ref.config)
       .bind(7, a.name)
@@ -85,11 +90,15 @@ Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
       .bind(10, a.sha256)
       .bind(11, static_cast<std::int64_t>(a.bytes.size()))
       .bind(12, gzip ? "gzip" : "deflate")
-      .bind_blob(13, gzip ? a.bytes : std::string_view(deflated))
+      .bind(13, static_cast<std::int64_t>(stored.size()))
       .bind(14, a.result_json)
       .bind(15, now_iso8601());
   PT_TRY(st.run());
-  return db.last_insert_rowid();
+  const std::int64_t id = db.last_insert_rowid();
+  PT_ASSIGN(auto blob, Statement::prepare(db, kInsertArtifactBlob));
+  blob.bind(1, id).bind_blob_static(2, stored);
+  PT_TRY(blob.run());
+  return id;
 }
 
 Result<std::optional<model::ArtifactRecord>> find_artifact(Database& db, std::int64_t run_id,

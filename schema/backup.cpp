@@ -15,6 +15,7 @@
 
 #include "schema/audit_store.hpp"
 #include "schema/migrate.hpp"
+#include "schema/migrations_embedded.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
@@ -97,15 +98,20 @@ Result<std::string> integrity(sqlite3* db) {
 // The tables our migrations create, from a migrated in-memory database.
 const std::set<std::string>& known_tables() {
   static const std::set<std::string> tables = [] {
+    // Every table of every schema version: a backup made before a migration renamed one (010: results became
+    // result_rows) is still ours, and Store::open migrates it after the restore.
     std::set<std::string> out;
     auto db = Database::open(":memory:");
-    if (!db || !migrate(*db)) return out;
-    auto st = Statement::prepare(*db, "SELECT name FROM sqlite_schema WHERE type = 'table'");
-    if (!st) return out;
-    while (true) {
-      auto row = st->step();
-      if (!row || !*row) break;
-      out.insert(st->text(0));
+    if (!db) return out;
+    for (const auto& m : kMigrations) {
+      if (!db->exec(m.sql)) return out;
+      auto st = Statement::prepare(*db, "SELECT name FROM sqlite_schema WHERE type = 'table'");
+      if (!st) return out;
+      while (true) {
+        auto row = st->step();
+        if (!row || !*row) break;
+        out.insert(st->text(0));
+      }
     }
     return out;
   }();
@@ -254,7 +260,7 @@ Result<DatabaseInfo> verify_database(const std::string& path) {
                           ", newer than this binary (" + std::to_string(latest_schema_version()) + ")");
   }
   const std::set<std::string> present(tables->begin(), tables->end());
-  for (const char* core : {"runs", "result_files", "results"}) {
+  for (const char* core : {"runs", "result_files", info.schema_version >= 10 ? "result_rows" : "results"}) {
     if (!present.count(core)) {
       return make_error(ErrorKind::invalid_input, "not_perftriage",
                         "'" + path + "' is not a perftriage database (no table " + core + ")");

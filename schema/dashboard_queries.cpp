@@ -20,7 +20,7 @@ constexpr std::string_view kTags = "SELECT DISTINCT tags FROM runs";
 constexpr std::string_view kRunStamp =
     "SELECT count(*), coalesce(max(id), 0), (SELECT coalesce(max(id), 0) FROM audit_log) FROM result_files"
     " WHERE run_id = ?1 AND superseded_by IS NULL";
-// One pass over the run's rows; the GROUP BY follows results_run_axes(run_id, kind, suite, dtype, mode).
+// One pass over the run's rows (their primary-key range), for a threshold other than the stored one.
 constexpr std::string_view kRunGroupStats =
     "SELECT kind, suite, dtype, mode, count(*),"
     " sum(kind = 'performance' AND failed = 0 AND speedup > 0),"
@@ -30,6 +30,10 @@ constexpr std::string_view kRunGroupStats =
     " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 THEN ln(speedup) END),"
     " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 1 THEN ln(speedup) END)"
     " FROM results WHERE run_id = ?1 GROUP BY kind, suite, dtype, mode";
+// The same, stored at ingest (migration 010 run_groups) for the default threshold 1.0.
+constexpr std::string_view kStoredGroupStats =
+    "SELECT kind, suite, dtype, mode, rows, measured, slow_measured, failed, accuracy_failed, log_sum, log_sum_clipped"
+    " FROM run_groups WHERE run_id = ?1 ORDER BY kind, suite, dtype, mode";
 
 RunBrief read_run(const Statement& st) {
   RunBrief r;
@@ -89,8 +93,10 @@ Result<RunStamp> run_stamp(Database& db, std::int64_t run_id) {
 }
 
 Result<std::vector<GroupStats>> run_group_stats(Database& db, std::int64_t run_id, double threshold) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kRunGroupStats));
-  st.bind(1, run_id).bind(2, threshold);
+  const bool stored = threshold == 1.0;
+  PT_ASSIGN(auto st, Statement::prepare(db, stored ? kStoredGroupStats : kRunGroupStats));
+  st.bind(1, run_id);
+  if (!stored) st.bind(2, threshold);
   return collect<GroupStats>(st, [](const Statement& s) {
     GroupStats g;
     g.kind = s.text(0);

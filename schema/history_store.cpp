@@ -15,44 +15,49 @@ constexpr std::string_view kComparisonRows =
 constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
 // Sizes the vector up front: growing a vector of model::ResultRecord (a large struct) costs more than this count.
 constexpr std::string_view kRunRowCount = "SELECT count(*) FROM results WHERE run_id = ?1";
-// CROSS JOIN keeps results outermost, so the lookup goes through results_case (suite, model, dtype, mode, kind)
-// instead of scanning every result of the platform's runs.
+// A case's history is read through its cases (the unique index on suite, model, ...), then the platform's runs
+// (runs_platform_created), then one primary-key probe of result_rows per (run, case): migration 010 keeps no index by
+// case, so that ingest only appends. CROSS JOIN fixes that order.
+#define PT_EAGER(x) \
+  "CASE WHEN " x ".speedup > 0 AND " x ".abs_latency_ms > 0 THEN " x ".speedup * " x ".abs_latency_ms END"
 constexpr std::string_view kHistorySelect =
-    "SELECT r.key, r.created_at, r.torch_version, x.dtype, x.mode, x.config, x.kind, x.batch_size, x.speedup, "
-    "x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.failed, x.accuracy "
-    "FROM results x CROSS JOIN runs r ON r.id = x.run_id "
-    "WHERE x.suite = ?1 AND x.model = ?2 AND r.platform = ?3";
-constexpr std::string_view kHistoryDtype = " AND x.dtype = ?4";
-constexpr std::string_view kHistoryMode = " AND x.mode = ?5";
-constexpr std::string_view kHistoryConfig = " AND x.config = ?6";
-constexpr std::string_view kHistoryOrder = " ORDER BY x.dtype, x.mode, x.config, r.created_at, r.id, x.kind DESC";
+    "SELECT r.key, r.created_at, r.torch_version, c.dtype, c.mode, c.config, c.kind, x.batch_size, x.speedup, "
+    "x.speedup_text, x.abs_latency_ms, " PT_EAGER("x") ", x.failed, x.accuracy "
+    "FROM cases c CROSS JOIN runs r CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = c.id "
+    "WHERE c.suite = ?1 AND c.model = ?2 AND r.platform = ?3";
+constexpr std::string_view kHistoryDtype = " AND c.dtype = ?4";
+constexpr std::string_view kHistoryMode = " AND c.mode = ?5";
+constexpr std::string_view kHistoryConfig = " AND c.config = ?6";
+constexpr std::string_view kHistoryOrder = " ORDER BY c.dtype, c.mode, c.config, r.created_at, r.id, c.kind DESC";
 // The cases ever slow on the platform, then every performance row of those cases in the platform's runs.
 constexpr std::string_view kBacklogRows =
-    "WITH platform_runs AS (SELECT id FROM runs WHERE platform = ?1), "
-    "ever_slow AS (SELECT DISTINCT suite, dtype, mode, config, model FROM results "
-    "  WHERE run_id IN platform_runs AND kind = 'performance' AND speedup > 0 AND speedup < ?2) "
-    "SELECT x.run_id, x.suite, x.dtype, x.mode, x.config, x.model, x.speedup, x.speedup_text, x.failed "
-    "FROM ever_slow s JOIN results x ON x.suite = s.suite AND x.dtype = s.dtype AND x.mode = s.mode "
-    " AND x.config = s.config AND x.model = s.model AND x.kind = 'performance' "
-    "WHERE x.run_id IN platform_runs";
+    "WITH platform_runs AS MATERIALIZED (SELECT id FROM runs WHERE platform = ?1), "
+    "ever_slow AS MATERIALIZED (SELECT DISTINCT x.case_id FROM result_rows x JOIN cases c ON c.id = x.case_id"
+    "  WHERE x.run_id IN platform_runs AND c.kind = 'performance' AND x.speedup > 0 AND x.speedup < ?2) "
+    "SELECT x.run_id, c.suite, c.dtype, c.mode, c.config, c.model, x.speedup, x.speedup_text, x.failed "
+    "FROM ever_slow s CROSS JOIN cases c ON c.id = s.case_id CROSS JOIN platform_runs p "
+    "CROSS JOIN result_rows x ON x.run_id = p.id AND x.case_id = s.case_id";
 
 // The newest run (of the platform, when given) holding a live performance row of the case.
 constexpr std::string_view kLatestCaseRow =
     "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
-    " r.eager_latency_ms "
-    "FROM results r JOIN runs ON runs.id = r.run_id JOIN result_files f ON f.id = r.file_id "
-    "WHERE r.kind = 'performance' AND r.suite = ?1 AND r.dtype = ?2 AND r.mode = ?3 AND r.model = ?4 "
+    " " PT_EAGER("r") " "
+    "FROM cases c CROSS JOIN runs CROSS JOIN result_rows r ON r.run_id = runs.id AND r.case_id = c.id "
+    "JOIN result_files f ON f.id = r.file_id "
+    "WHERE c.kind = 'performance' AND c.suite = ?1 AND c.dtype = ?2 AND c.mode = ?3 AND c.model = ?4 "
     "AND (?5 = '' OR runs.platform = ?5) AND f.superseded_by IS NULL "
     "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
 // The same case in the run of that platform just before ?6/?7 (created_at, id), with a compiled latency.
 constexpr std::string_view kPreviousCaseRow =
     "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
-    " r.eager_latency_ms "
-    "FROM results r JOIN runs ON runs.id = r.run_id JOIN result_files f ON f.id = r.file_id "
-    "WHERE r.kind = 'performance' AND r.suite = ?1 AND r.dtype = ?2 AND r.mode = ?3 AND r.model = ?4 "
+    " " PT_EAGER("r") " "
+    "FROM cases c CROSS JOIN runs CROSS JOIN result_rows r ON r.run_id = runs.id AND r.case_id = c.id "
+    "JOIN result_files f ON f.id = r.file_id "
+    "WHERE c.kind = 'performance' AND c.suite = ?1 AND c.dtype = ?2 AND c.mode = ?3 AND c.model = ?4 "
     "AND runs.platform = ?5 AND (runs.created_at < ?6 OR (runs.created_at = ?6 AND runs.id < ?7)) "
     "AND f.superseded_by IS NULL AND r.abs_latency_ms > 0 "
     "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
+#undef PT_EAGER
 
 CaseMeasurement read_case_measurement(const Statement& st) {
   CaseMeasurement m;

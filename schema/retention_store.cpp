@@ -5,18 +5,20 @@
 namespace perftriage::schema {
 namespace {
 
-// The candidates come from the partial index result_files_raw_kept (migration 008): only files still holding bytes,
-// by upload time, so neither a batch nor a pass with nothing to do reads the stored files themselves.
+// The candidates come from the partial index result_files_raw_kept (migration 010): only files still holding bytes,
+// by upload time, so neither a batch nor a pass with nothing to do reads the stored files themselves. The bytes are in
+// file_blobs; dropping them deletes the blob and clears raw_kept (the file leaves the index).
 constexpr std::string_view kRawCandidates =
-    "SELECT id FROM result_files WHERE uploaded_at < ?1 AND length(raw_deflate) > 0 ORDER BY uploaded_at LIMIT ?2";
+    "SELECT id FROM result_files WHERE uploaded_at < ?1 AND raw_kept = 1 ORDER BY uploaded_at LIMIT ?2";
 constexpr std::string_view kRawBytes =
-    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM result_files"
-    " WHERE id IN (SELECT value FROM json_each(?1))";
+    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM file_blobs"
+    " WHERE file_id IN (SELECT value FROM json_each(?1))";
 constexpr std::string_view kDropRaw =
-    "UPDATE result_files SET raw_deflate = x'' WHERE id IN (SELECT value FROM json_each(?1))";
+    "UPDATE result_files SET raw_kept = 0 WHERE id IN (SELECT value FROM json_each(?1))";
+constexpr std::string_view kDropBlobs = "DELETE FROM file_blobs WHERE file_id IN (SELECT value FROM json_each(?1))";
 constexpr std::string_view kCountRaw =
-    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM result_files"
-    " WHERE uploaded_at < ?1 AND length(raw_deflate) > 0";
+    "SELECT count(*), coalesce(sum(length(b.raw_deflate)), 0) FROM result_files f JOIN file_blobs b ON b.file_id = f.id"
+    " WHERE f.uploaded_at < ?1 AND f.raw_kept = 1";
 
 constexpr std::string_view kDeleteDeliveries =
     "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries"
@@ -73,10 +75,11 @@ Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::
     out.files = st.int64(0);
     out.bytes = st.int64(1);
   }
-  PT_ASSIGN(auto st, Statement::prepare(db, kDropRaw));
-  st.bind(1, ids);
-  PT_TRY(st.run());
-  st.reset();
+  for (auto sql : {kDropRaw, kDropBlobs}) {
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, ids);
+    PT_TRY(st.run());
+  }
   PT_TRY(tx.commit());
   return out;
 }

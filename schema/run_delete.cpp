@@ -12,10 +12,16 @@ constexpr std::string_view kRunOf = "SELECT key, platform, created_at FROM runs 
 constexpr std::string_view kCountArtifacts =
     "SELECT count(*), coalesce(sum(CASE WHEN json_valid(findings) THEN json_array_length(findings, '$.findings') END),"
     " 0) FROM artifacts WHERE run_id = ?1";
-// Children first; each by an index on run_id (results_run_axes, expectations_run, artifacts_case, result_files_run).
+// Children first; each by its run_id key or an index on run_id (result_rows and run_groups lead with it,
+// expectations_run, artifacts_case, result_files_run); the blobs by their owner's primary key.
 constexpr std::string_view kDeletes[] = {
-    "DELETE FROM results WHERE run_id = ?1",   "DELETE FROM expectations WHERE run_id = ?1",
-    "DELETE FROM artifacts WHERE run_id = ?1", "DELETE FROM result_files WHERE run_id = ?1",
+    "DELETE FROM result_rows WHERE run_id = ?1",
+    "DELETE FROM expectations WHERE run_id = ?1",
+    "DELETE FROM artifact_blobs WHERE artifact_id IN (SELECT id FROM artifacts WHERE run_id = ?1)",
+    "DELETE FROM artifacts WHERE run_id = ?1",
+    "DELETE FROM file_blobs WHERE file_id IN (SELECT id FROM result_files WHERE run_id = ?1)",
+    "DELETE FROM result_files WHERE run_id = ?1",
+    "DELETE FROM run_groups WHERE run_id = ?1",
     "DELETE FROM runs WHERE id = ?1",
 };
 
@@ -63,7 +69,8 @@ Result<DeletedRun> delete_run_rows(Database& db, std::int64_t run_id) {
     out.findings = st.int64(1);
   }
   PT_ASSIGN(const auto cases, backlog_cases_of_run(db, run_id, out.platform));
-  std::int64_t* counts[] = {&out.results, &out.expectations, nullptr, &out.files, nullptr};
+  std::int64_t* counts[] = {&out.results, &out.expectations, nullptr, nullptr, nullptr, &out.files, nullptr, nullptr};
+  static_assert(std::size(counts) == std::size(kDeletes));
   for (std::size_t i = 0; i < std::size(kDeletes); ++i) {
     PT_ASSIGN(auto st, Statement::prepare(db, kDeletes[i]));
     st.bind(1, run_id);

@@ -147,6 +147,21 @@ std::string Statement::blob(int col) const {
   return p ? std::string(static_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string{};
 }
 
+Result<std::int64_t> data_version(Database& db, std::optional<Statement>& prepared) {
+  if (!prepared) {
+    PT_ASSIGN(auto st, Statement::prepare(db, "PRAGMA data_version"));
+    prepared.emplace(std::move(st));
+  }
+  auto value = scalar(*prepared);
+  prepared->rewind();  // ends the read transaction at once
+  return value;
+}
+
+Result<std::int64_t> data_version(Database& db) {
+  std::optional<Statement> once;
+  return data_version(db, once);
+}
+
 Result<Transaction> Transaction::begin(Database& db, Mode mode) {
   PT_TRY(db.exec(mode == Mode::immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"));
   return Transaction(&db);

@@ -119,6 +119,13 @@ inline Result<std::int64_t> scalar(Statement& st) {
   return row ? st.int64(0) : 0;
 }
 
+// PRAGMA data_version of this connection: a number that changes whenever ANY other connection (of this process or
+// another one) has committed to the database since the last call; this connection's own commits do not move it.
+// `prepared` keeps the statement between calls (empty: prepared on first use). The read transaction it takes ends
+// before it returns, so a connection that only watches never holds a snapshot (nor blocks a checkpoint).
+Result<std::int64_t> data_version(Database& db, std::optional<Statement>& prepared);
+Result<std::int64_t> data_version(Database& db);
+
 // BEGIN IMMEDIATE for writes (takes the write lock up front, so busy_timeout applies at the start
 // instead of failing on upgrade mid-transaction); BEGIN DEFERRED for consistent multi-query reads.
 class Transaction {

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
 
 #include "common/json_text.hpp"
 #include "common/strings.hpp"
@@ -26,45 +30,73 @@ constexpr std::string_view kUpdateRun =
     "UPDATE runs SET device = ?2, torch_version = ?3, commit_sha = ?4, tags = ?5, environment = ?6 WHERE id = ?1";
 constexpr std::string_view kSelectFileColumns =
     "SELECT id, run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, row_count, "
-    "duplicates_dropped, uploaded_at, length(raw_deflate) = 0 FROM result_files ";
+    "duplicates_dropped, uploaded_at, raw_kept = 0 FROM result_files ";
 constexpr std::string_view kInsertFile =
     "INSERT INTO result_files(run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, "
-    "raw_deflate, header, row_count, duplicates_dropped, uploaded_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+    "header, row_count, duplicates_dropped, uploaded_at) "
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+constexpr std::string_view kInsertFileBlob = "INSERT INTO file_blobs(file_id, raw_deflate) VALUES(?1, ?2)";
 constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = ?2 WHERE id = ?1";
 // Step one of a replacement: the old file points at itself, which takes it out of the live-path index.
 constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id WHERE id = ?1";
 constexpr std::string_view kDeleteFileRows =
-    "DELETE FROM results WHERE run_id = (SELECT run_id FROM result_files WHERE id = ?1) AND file_id = ?1";
+    "DELETE FROM result_rows WHERE run_id = (SELECT run_id FROM result_files WHERE id = ?1) AND file_id = ?1";
 constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = ?1";
 constexpr std::string_view kInsertResult =
-    "INSERT INTO results(run_id, file_id, suite, dtype, mode, kind, config, model, line, dev, batch_size, speedup, "
-    "speedup_text, abs_latency_ms, eager_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, "
-    "dynamo_peak_mem_gb, calls_captured, unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, "
-    "autograd_compiles, cudagraph_skips, fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, "
-    "invalid) "
+    "INSERT INTO result_rows(run_id, file_id, case_id, line, dev, batch_size, speedup, speedup_text, "
+    "abs_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, dynamo_peak_mem_gb, calls_captured, "
+    "unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, autograd_compiles, cudagraph_skips, "
+    "fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, invalid) "
     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
+    "?23, ?24, ?25, ?26, ?27)";
+// A file's group (suite, dtype, mode, kind, config) and its cases, read once per file; a new group or model is
+// inserted.
+constexpr std::string_view kFindGroup =
+    "SELECT id FROM case_groups WHERE suite = ?1 AND dtype = ?2 AND mode = ?3 AND kind = ?4 AND config = ?5";
+constexpr std::string_view kInsertGroup =
+    "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES(?1, ?2, ?3, ?4, ?5)";
+constexpr std::string_view kGroupCases = "SELECT model, id FROM case_models WHERE group_id = ?1";
+// A model of the file not stored before. Parsing keeps one row per (dev, model), so a file measuring one model on two
+// devices meets it twice: the second insert is ignored and finds the first's id. New models are not remembered in
+// memory: a file names each (but for that case) once.
+constexpr std::string_view kInsertCase = "INSERT OR IGNORE INTO case_models(group_id, model) VALUES(?1, ?2)";
+constexpr std::string_view kFindCase = "SELECT id FROM case_models WHERE group_id = ?1 AND model = ?2";
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
     "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 // The refresh statements only write rows whose value changes: an UPDATE rewrites every row it
-// matches, and rewriting a whole run on each upload cost more than inserting it.
-// Failing accuracy cases are collected once (non-correlated IN), then matched by row value.
+// matches, and rewriting a whole run on each upload cost more than inserting it. Each walks the run's range of
+// result_rows (its primary-key prefix).
+// The performance cases whose accuracy row failed in the run: collected once (non-correlated IN).
 constexpr std::string_view kFailingAccuracyCases =
-    "(suite, dtype, mode, model, config) IN (SELECT suite, dtype, mode, model, config FROM results"
-    " WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1)";
+    "case_id IN (SELECT p.id FROM result_rows a JOIN cases ca ON ca.id = a.case_id JOIN cases p"
+    " ON p.suite = ca.suite AND p.model = ca.model AND p.dtype = ca.dtype AND p.mode = ca.mode"
+    " AND p.kind = 'performance' AND p.config = ca.config"
+    " WHERE a.run_id = ?1 AND a.accuracy_failed = 1 AND ca.kind = 'accuracy')";
 // The most specific expectation wins: one naming the row's dtype over one for every dtype.
 constexpr std::string_view kExpectedAccuracy =
-    "(SELECT e.accuracy FROM expectations e WHERE e.run_id = results.run_id AND e.suite = results.suite"
-    " AND e.mode = results.mode AND e.model = results.model AND e.accuracy <> ''"
-    " AND (e.dtype = results.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1)";
-// ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place.
+    "(SELECT e.accuracy FROM expectations e WHERE e.run_id = result_rows.run_id AND e.suite = c.suite"
+    " AND e.mode = c.mode AND e.model = c.model AND e.accuracy <> ''"
+    " AND (e.dtype = c.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1)";
+// ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place. A performance row has no
+// expected accuracy, so it never deviates.
 constexpr std::string_view kDeviates =
     "(CASE WHEN expected_accuracy IS NULL THEN 0 ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END)";
+// The run's summaries (migration 010 run_groups), recounted from its rows after every change to them.
+constexpr std::string_view kDeleteRunGroups = "DELETE FROM run_groups WHERE run_id = ?1";
+// Read once, in primary-key order, and counted per file here: a file's rows share its axes, so no row is joined to its
+// case and nothing is sorted (a GROUP BY in SQL sorted a 1M-row run for 0.6 s).
+constexpr std::string_view kRunRowFlags =
+    "SELECT file_id, failed, speedup, accuracy_failed, unreliable, deviates, invalid FROM result_rows WHERE run_id = "
+    "?1";
+constexpr std::string_view kRunFileAxes = "SELECT id, kind, suite, dtype, mode FROM result_files WHERE run_id = ?1";
+constexpr std::string_view kInsertRunGroup =
+    "INSERT INTO run_groups VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 // Expectations are only ever added or replaced (files are superseded, never deleted), so a run without
 // any has nothing to refresh.
-constexpr std::string_view kRunNeedsExpectationRefresh = "SELECT EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1)";
+constexpr std::string_view kRunFlagsToRefresh =
+    "SELECT coalesce(max(accuracy_failed), 0), coalesce(max(unreliable), 0),"
+    " EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) FROM result_rows WHERE run_id = ?1";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -79,6 +111,12 @@ constexpr std::string_view kRunCounts =
     " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0),"
     " coalesce(sum(invalid), 0) "
     "FROM results WHERE run_id = ?1";
+// The same from the run's summaries (migration 010), for the default threshold (1.0) they were counted at.
+constexpr std::string_view kRunCountsSummary =
+    "SELECT (SELECT count(*) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL), coalesce(sum(rows), 0),"
+    " coalesce(sum(slow), 0), coalesce(sum(failed), 0), coalesce(sum(accuracy_failed), 0),"
+    " coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0), coalesce(sum(invalid), 0) "
+    "FROM run_groups WHERE run_id = ?1";
 constexpr std::string_view kPlatformExact = "SELECT platform FROM runs WHERE platform = ?1 LIMIT 1";
 // The first run's spelling: databases written before platforms were case-insensitive may hold several (migration 009
 // unified them, this keeps the rule where it matters anyway).
@@ -87,14 +125,15 @@ constexpr std::string_view kPlatformAnyCase =
 constexpr std::string_view kPreviousRun =
     "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
     "LIMIT 1";
-// Groups (suite, dtype, mode, kind, config) the run has rows for; a model of the previous run in such
-// a group without a row now is missing. EXCEPT sorts both sides once instead of probing per row.
+// Groups (suite, dtype, mode, kind, config) the run has rows for; a case of the previous run in such a group without a
+// row now is missing. The run's case ids are collected once, so each row of the previous run costs two lookups.
 constexpr std::string_view kMissingVsPrevious =
-    "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1) "
-    "SELECT p.suite, p.dtype, p.mode, p.kind, p.config, p.model FROM results p "
-    "JOIN groups g ON g.suite = p.suite AND g.dtype = p.dtype AND g.mode = p.mode AND g.kind = p.kind "
-    " AND g.config = p.config WHERE p.run_id = ?2 "
-    "EXCEPT SELECT suite, dtype, mode, kind, config, model FROM results WHERE run_id = ?1 "
+    "WITH cur AS MATERIALIZED (SELECT DISTINCT case_id FROM result_rows WHERE run_id = ?1), "
+    "groups AS MATERIALIZED (SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config FROM cur"
+    " JOIN cases c ON c.id = cur.case_id) "
+    "SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config, c.model FROM result_rows p"
+    " JOIN cases c ON c.id = p.case_id WHERE p.run_id = ?2 AND p.case_id NOT IN cur"
+    " AND (c.suite, c.dtype, c.mode, c.kind, c.config) IN groups "
     "ORDER BY 1, 2, 3, 4, 6";
 constexpr std::string_view kMissingVsReference =
     "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1 AND "
@@ -270,11 +309,15 @@ Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFil
   st.bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
   // bound without a copy: a file's deflated bytes are tens of MB for a large upload
   const std::string deflated = file.compressed.empty() ? deflate_bytes(file.bytes) : std::string();
-  st.bind_blob_static(12, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
-  st.bind(13, file.header).bind(14, file.row_count);
-  st.bind(15, file.duplicates_dropped).bind(16, now_iso8601());
+  st.bind(12, file.header).bind(13, file.row_count);
+  st.bind(14, file.duplicates_dropped).bind(15, now_iso8601());
   PT_TRY(st.run());
-  return db.last_insert_rowid();
+  const std::int64_t file_id = db.last_insert_rowid();
+  PT_ASSIGN(auto blob, Statement::prepare(db, kInsertFileBlob));
+  blob.bind(1, file_id);
+  blob.bind_blob_static(2, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
+  PT_TRY(blob.run());
+  return file_id;
 }
 
 Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_t old_id, const NewFile& file) {
@@ -290,37 +333,85 @@ Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_
   return new_id;
 }
 
+namespace {
+
+Result<std::int64_t> group_id(Database& db, const ingest::Axes& axes) {
+  for (auto sql : {kFindGroup, kInsertGroup}) {
+    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+    st.bind(1, axes.suite).bind(2, axes.dtype).bind(3, axes.mode).bind(4, axes.kind).bind(5, axes.config);
+    if (sql == kInsertGroup) {
+      PT_TRY(st.run());
+      return db.last_insert_rowid();
+    }
+    PT_ASSIGN(auto found, first(st, [](const Statement& s) { return s.int64(0); }));
+    if (found) return *found;
+  }
+  return make_error(ErrorKind::internal, "no_group", "case group neither found nor inserted");
+}
+
+}  // namespace
+
 Result<ResultWriter> ResultWriter::open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {
   PT_ASSIGN(auto st, Statement::prepare(db, kInsertResult));
-  return ResultWriter(std::move(st), run_id, file_id, std::move(axes));
+  PT_ASSIGN(auto insert_case, Statement::prepare(db, kInsertCase));
+  PT_ASSIGN(const std::int64_t group, group_id(db, axes));
+  PT_ASSIGN(auto cases_st, Statement::prepare(db, kGroupCases));
+  cases_st.bind(1, group);
+  std::unordered_map<std::string, std::int64_t> cases;
+  while (true) {
+    PT_ASSIGN(const bool row, cases_st.step());
+    if (!row) break;
+    cases.emplace(cases_st.text(0), cases_st.int64(1));
+  }
+  PT_ASSIGN(auto find_case, Statement::prepare(db, kFindCase));
+  insert_case.bind(1, group);
+  find_case.bind(1, group);
+  return ResultWriter(db, std::move(st), std::move(insert_case), std::move(find_case), run_id, file_id, std::move(axes),
+                      std::move(cases));
 }
+
+Result<std::int64_t> ResultWriter::case_id(const std::string& model) {
+  if (!cases_.empty()) {
+    if (auto it = cases_.find(model); it != cases_.end()) return it->second;
+  }
+  Statement& st = insert_case_;  // ?1, the group, stays bound
+  st.rewind();
+  st.bind_static(2, model);
+  PT_TRY(st.run());
+  if (db_->changes() == 1) return db_->last_insert_rowid();
+  Statement& find = find_case_;
+  find.rewind();
+  find.bind_static(2, model);
+  PT_ASSIGN(auto id, first(find, [](const Statement& s) { return s.int64(0); }));
+  if (!id) return make_error(ErrorKind::internal, "no_case", "case '" + model + "' neither stored nor found");
+  return *id;
+}
+
 Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
+  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
   // Every parameter is bound on every row, so rewind() without clearing; text is bound without a copy because
-  // `row`, `axes_` and `extra_text_` outlive the step.
+  // `row` and `extra_text_` outlive the step.
   const std::optional<double> no_value;
   const auto& speedup = f.invalid ? no_value : row.speedup;  // migrations/006: an invalid row has no speedup
   Statement& st = st_;
   st.rewind();
-  st.bind(1, run_id_).bind(2, file_id_).bind_static(3, axes_.suite).bind_static(4, axes_.dtype);
-  st.bind_static(5, axes_.mode).bind_static(6, axes_.kind).bind_static(7, axes_.config).bind_static(8, row.model);
-  st.bind(9, row.line).bind_static(10, row.dev).bind(11, row.batch_size).bind(12, speedup);
-  st.bind_static(13, row.speedup_text).bind(14, row.abs_latency_ms);
-  st.bind(15, f.invalid ? no_value : row.eager_latency_ms());
-  st.bind(16, row.compilation_latency_s).bind(17, row.compression_ratio).bind(18, row.eager_peak_mem_gb);
-  st.bind(19, row.dynamo_peak_mem_gb).bind(20, row.calls_captured).bind(21, row.unique_graphs);
-  st.bind(22, row.graph_breaks).bind(23, row.unique_graph_breaks).bind(24, row.autograd_captures);
-  st.bind(25, row.autograd_compiles).bind(26, row.cudagraph_skips).bind(27, row.fallbacks_to_eager);
-  st.bind_static(28, row.accuracy).bind(29, static_cast<int>(row.short_row));
-  st.bind(30, static_cast<int>(f.failed)).bind(31, static_cast<int>(f.accuracy_failed));
+  st.bind(1, run_id_).bind(2, file_id_).bind(3, case_id).bind(4, row.line).bind_static(5, row.dev);
+  st.bind(6, row.batch_size).bind(7, speedup).bind_static(8, row.speedup_text).bind(9, row.abs_latency_ms);
+  st.bind(10, row.compilation_latency_s).bind(11, row.compression_ratio).bind(12, row.eager_peak_mem_gb);
+  st.bind(13, row.dynamo_peak_mem_gb).bind(14, row.calls_captured).bind(15, row.unique_graphs);
+  st.bind(16, row.graph_breaks).bind(17, row.unique_graph_breaks).bind(18, row.autograd_captures);
+  st.bind(19, row.autograd_compiles).bind(20, row.cudagraph_skips).bind(21, row.fallbacks_to_eager);
+  st.bind_static(22, row.accuracy).bind(23, static_cast<int>(row.short_row));
+  st.bind(24, static_cast<int>(f.failed)).bind(25, static_cast<int>(f.accuracy_failed));
   if (row.extra.empty()) {
-    st.bind_null(32);
+    st.bind_null(26);
   } else {
     json extra = json::object();
     for (const auto& [name, value] : row.extra) extra[name] = value;
     extra_text_ = dump_json(extra);
-    st.bind_static(32, extra_text_);
+    st.bind_static(26, extra_text_);
   }
-  st.bind(33, static_cast<int>(f.invalid));
+  st.bind(27, static_cast<int>(f.invalid));
   return st.run();
 }
 
@@ -329,7 +420,7 @@ Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file
   PT_ASSIGN(auto writer, ResultWriter::open(db, run_id, file_id, axes));
   for (std::size_t i = 0; i < rows.size(); ++i)
     PT_TRY(writer.add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
-  return {};
+  return refresh_run_summary(db, run_id);
 }
 
 Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t file_id,
@@ -345,29 +436,27 @@ Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t
 }
 
 Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
-  const std::string where_perf = "WHERE run_id = ?1 AND kind = 'performance' AND ";
-  const std::string where_acc = "WHERE run_id = ?1 AND kind = 'accuracy' AND ";
   const std::string statements[] = {
-      // Driven by the (few) failing accuracy rows, each finding its performance row by index.
-      "UPDATE results SET unreliable = 1 FROM (SELECT suite, dtype, mode, model, config FROM results"
-      " WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1) AS a "
-      "WHERE results.run_id = ?1 AND results.kind = 'performance' AND results.suite = a.suite"
-      " AND results.dtype = a.dtype AND results.mode = a.mode AND results.model = a.model"
-      " AND results.config = a.config AND results.unreliable = 0",
-      "UPDATE results SET unreliable = 0 " + where_perf + "unreliable = 1 AND NOT " +
+      "UPDATE result_rows SET unreliable = 1 WHERE run_id = ?1 AND unreliable = 0 AND " +
           std::string(kFailingAccuracyCases),
-      "UPDATE results SET expected_accuracy = " + std::string(kExpectedAccuracy) + " " + where_acc +
-          "expected_accuracy IS NOT " + std::string(kExpectedAccuracy),
-      "UPDATE results SET deviates = " + std::string(kDeviates) + " " + where_acc + "deviates IS NOT " +
+      "UPDATE result_rows SET unreliable = 0 WHERE run_id = ?1 AND unreliable = 1 AND NOT " +
+          std::string(kFailingAccuracyCases),
+      "UPDATE result_rows SET expected_accuracy = " + std::string(kExpectedAccuracy) +
+          " FROM cases c WHERE c.id = result_rows.case_id AND result_rows.run_id = ?1 AND c.kind = 'accuracy'"
+          " AND result_rows.expected_accuracy IS NOT " +
+          std::string(kExpectedAccuracy),
+      "UPDATE result_rows SET deviates = " + std::string(kDeviates) + " WHERE run_id = ?1 AND deviates IS NOT " +
           std::string(kDeviates),
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
-  // Without expectations the last two statements have nothing to do.
-  PT_ASSIGN(auto check, Statement::prepare(db, kRunNeedsExpectationRefresh));
+  // One read of the run's rows says which statements have anything to do: marking needs a failing accuracy row,
+  // unmarking a marked row; without expectations the last two have nothing to do.
+  PT_ASSIGN(auto check, Statement::prepare(db, kRunFlagsToRefresh));
   check.bind(1, run_id);
-  PT_ASSIGN(const std::int64_t has_expectations, scalar(check));
-  const std::size_t count = has_expectations != 0 ? std::size(statements) : 2;
-  for (std::size_t i = 0; i < count; ++i) {
+  PT_TRY(check.step());
+  const bool needed[] = {check.int64(0) != 0, check.int64(1) != 0, check.int64(2) != 0, check.int64(2) != 0};
+  for (std::size_t i = 0; i < std::size(statements); ++i) {
+    if (!needed[i]) continue;
     const auto& sql = statements[i];
     PT_ASSIGN(auto st, Statement::prepare(db, sql));
     st.bind(1, run_id);
@@ -375,6 +464,81 @@ Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
       for (int k = 0; k < 3; ++k) st.bind(k + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(k)]);
     }
     PT_TRY(st.run());
+  }
+  return refresh_run_summary(db, run_id);
+}
+
+namespace {
+
+// One run_groups row being counted: the rules of migration 010's INSERT ... SELECT, row by row.
+struct GroupCounts {
+  std::int64_t rows = 0, measured = 0, slow_measured = 0, slow = 0, failed = 0, accuracy_failed = 0, unreliable = 0,
+               deviates = 0, invalid = 0;
+  double log_sum = 0, log_sum_clipped = 0;
+
+  void add(const Statement& st, bool performance) {
+    ++rows;
+    const bool is_failed = st.int64(1) != 0;
+    const auto speedup = st.opt_real(2);
+    failed += is_failed;
+    accuracy_failed += st.int64(3) != 0;
+    unreliable += st.int64(4) != 0;
+    deviates += st.int64(5) != 0;
+    invalid += st.int64(6) != 0;
+    if (!performance || !speedup || *speedup <= 0) return;
+    slow += *speedup < 1;
+    if (is_failed) return;
+    ++measured;
+    slow_measured += *speedup < 1;
+    log_sum += std::log(*speedup);
+    if (*speedup > 1) log_sum_clipped += std::log(*speedup);
+  }
+};
+
+}  // namespace
+
+Result<void> refresh_run_summary(Database& db, std::int64_t run_id) {
+  struct Group {
+    std::string kind, suite, dtype, mode;
+    auto operator<=>(const Group&) const = default;
+  };
+  std::unordered_map<std::int64_t, Group> file_group;
+  PT_ASSIGN(auto files, Statement::prepare(db, kRunFileAxes));
+  files.bind(1, run_id);
+  for (;;) {
+    PT_ASSIGN(const bool row, files.step());
+    if (!row) break;
+    file_group.emplace(files.int64(0), Group{files.text(1), files.text(2), files.text(3), files.text(4)});
+  }
+  std::map<Group, GroupCounts> groups;
+  std::int64_t last_file = -1;
+  GroupCounts* counts = nullptr;
+  bool performance = false;
+  PT_ASSIGN(auto rows, Statement::prepare(db, kRunRowFlags));
+  rows.bind(1, run_id);
+  for (;;) {
+    PT_ASSIGN(const bool row, rows.step());
+    if (!row) break;
+    if (rows.int64(0) != last_file || counts == nullptr) {
+      last_file = rows.int64(0);
+      const auto it = file_group.find(last_file);
+      if (it == file_group.end()) return make_error(ErrorKind::internal, "no_file", "a row of no file of the run");
+      counts = &groups[it->second];
+      performance = it->second.kind == "performance";
+    }
+    counts->add(rows, performance);
+  }
+  PT_ASSIGN(auto clear, Statement::prepare(db, kDeleteRunGroups));
+  clear.bind(1, run_id);
+  PT_TRY(clear.run());
+  PT_ASSIGN(auto insert, Statement::prepare(db, kInsertRunGroup));
+  for (const auto& [g, c] : groups) {
+    insert.reset();
+    insert.bind(1, run_id).bind(2, g.kind).bind(3, g.suite).bind(4, g.dtype).bind(5, g.mode).bind(6, c.rows);
+    insert.bind(7, c.measured).bind(8, c.slow_measured).bind(9, c.slow).bind(10, c.failed);
+    insert.bind(11, c.accuracy_failed).bind(12, c.unreliable).bind(13, c.deviates).bind(14, c.invalid);
+    insert.bind(15, c.log_sum).bind(16, c.log_sum_clipped);
+    PT_TRY(insert.run());
   }
   return {};
 }
@@ -385,6 +549,46 @@ Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string&
                                                 "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC"));
   st.bind(1, stored);
   return collect<model::RunRecord>(st, read_run);
+}
+
+Result<RunPage> list_runs_page(Database& db, const std::string& platform, std::int64_t limit,
+                               const std::string& cursor) {
+  std::string after_created;
+  std::int64_t after_id = 0;
+  if (!cursor.empty()) {
+    const auto bar = cursor.rfind('~');
+    std::size_t used = 0;
+    try {
+      if (bar != std::string::npos) after_id = std::stoll(cursor.substr(bar + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (bar == std::string::npos || bar == 0 || used == 0 || bar + 1 + used != cursor.size()) {
+      return make_error(ErrorKind::invalid_input, "invalid_cursor",
+                        "cursor '" + cursor + "' is not one this server gave (next_cursor of a page of runs)", {}, 0,
+                        "cursor");
+    }
+    after_created = cursor.substr(0, bar);
+  }
+  PT_ASSIGN(const std::string stored, stored_platform(db, platform));
+  if (cursor.empty()) {  // before every run: above any ISO-8601 time, and the largest id
+    after_created = "\x7f";
+    after_id = std::numeric_limits<std::int64_t>::max();
+  }
+  // A row-value bound is a range of runs_platform_created (or runs_created across platforms), read newest first.
+  const std::string where = stored.empty() ? "WHERE ?1 = '' AND " : "WHERE platform = ?1 AND ";
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + where +
+                                                "(created_at, id) < (?2, ?3) ORDER BY created_at DESC, id DESC "
+                                                "LIMIT ?4"));
+  st.bind(1, stored).bind(2, after_created).bind(3, after_id).bind(4, limit > 0 ? limit + 1 : std::int64_t{-1});
+  RunPage page;
+  PT_ASSIGN(page.runs, collect<model::RunRecord>(st, read_run));
+  if (limit > 0 && static_cast<std::int64_t>(page.runs.size()) > limit) {
+    page.runs.pop_back();
+    const auto& last = page.runs.back();
+    page.next_cursor = last.meta.created_at + "~" + std::to_string(last.id);
+  }
+  return page;
 }
 
 Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key) {
@@ -420,12 +624,13 @@ Result<std::vector<model::FileRecord>> run_files(Database& db, std::int64_t run_
 }
 
 Result<std::string> file_bytes(Database& db, std::int64_t file_id) {
-  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT raw_deflate, size FROM result_files WHERE id = ?1"));
+  PT_ASSIGN(auto st, Statement::prepare(db,
+                                        "SELECT b.raw_deflate, f.size, b.file_id IS NULL FROM result_files f"
+                                        " LEFT JOIN file_blobs b ON b.file_id = f.id WHERE f.id = ?1"));
   st.bind(1, file_id);
   PT_ASSIGN(const bool row, st.step());
   if (!row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
-  // No deflate stream is empty (even that of an empty file has a header): an empty blob is a dropped one.
-  if (st.blob(0).empty()) {
+  if (st.int64(2) != 0) {
     return make_error(
         ErrorKind::not_found, "raw_dropped",
         "the raw bytes of file " + std::to_string(file_id) + " were dropped by retention (raw_files_days)");
@@ -434,8 +639,10 @@ Result<std::string> file_bytes(Database& db, std::int64_t file_id) {
 }
 
 Result<model::RunCounts> run_counts(Database& db, std::int64_t run_id, double threshold) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kRunCounts));
-  st.bind(1, run_id).bind(2, threshold);
+  const bool summarized = threshold == 1.0;
+  PT_ASSIGN(auto st, Statement::prepare(db, summarized ? kRunCountsSummary : kRunCounts));
+  st.bind(1, run_id);
+  if (!summarized) st.bind(2, threshold);
   PT_TRY(st.step());
   return model::RunCounts{st.int64(0), st.int64(1), st.int64(2), st.int64(3),
                           st.int64(4), st.int64(5), st.int64(6), st.int64(7)};

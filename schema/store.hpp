@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
@@ -38,20 +39,35 @@ struct ResultFilter {
   std::int64_t offset = 0;
 };
 
-// Inserts the result rows of one stored file one at a time (the statement is prepared once), so that a file's
-// rows need not be in memory together. Use inside the caller's Transaction; the Database must outlive it.
+// Inserts the result rows of one stored file one at a time (the statements are prepared once), so that a file's
+// rows need not be in memory together. The case ids of the file's group (its axes) are read once when it opens;
+// a model not seen before becomes a new case. Use inside the caller's Transaction; the Database must outlive it. After
+// the last row the caller calls refresh_run_flags (it recounts the run's summaries), as ingest does.
 class ResultWriter {
  public:
   static Result<ResultWriter> open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
   Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags);
 
  private:
-  ResultWriter(Statement st, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes)
-      : st_(std::move(st)), run_id_(run_id), file_id_(file_id), axes_(std::move(axes)) {}
+  ResultWriter(Database& db, Statement st, Statement insert_case, Statement find_case, std::int64_t run_id,
+               std::int64_t file_id, ingest::Axes axes, std::unordered_map<std::string, std::int64_t> cases)
+      : db_(&db),
+        st_(std::move(st)),
+        insert_case_(std::move(insert_case)),
+        find_case_(std::move(find_case)),
+        run_id_(run_id),
+        file_id_(file_id),
+        axes_(std::move(axes)),
+        cases_(std::move(cases)) {}
+  Result<std::int64_t> case_id(const std::string& model);
+  Database* db_;
   Statement st_;
+  Statement insert_case_;
+  Statement find_case_;
   std::int64_t run_id_;
   std::int64_t file_id_;
   ingest::Axes axes_;
+  std::unordered_map<std::string, std::int64_t> cases_;  // model -> case id of the group's cases stored before
   std::string extra_text_;
 };
 
@@ -85,16 +101,29 @@ Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFil
 // Stores `file` in place of the live file old_id: the old file's rows and expectations are deleted,
 // its record is kept (superseded_by = the new id) for audit. Returns the new file's id.
 Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_t old_id, const NewFile& file);
+// All of a file's rows at once (tests, tools), the run's summaries recounted after them.
 Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
                             const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags);
 Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t file_id,
                                  const std::vector<ingest::Expectation>& rows);
 // Recomputes the relational flags of a run: `unreliable` (speedup of a model failing accuracy in
-// the same run), `expected_accuracy` and `deviates` (pass/fail differs from the run's reference).
+// the same run), `expected_accuracy` and `deviates` (pass/fail differs from the run's reference); then its summaries.
 Result<void> refresh_run_flags(Database& db, std::int64_t run_id);
+// Recounts the run's per-group summaries (run_groups, migration 010) from its rows. refresh_run_flags ends with it;
+// whatever else changes a run's rows calls it in the same transaction.
+Result<void> refresh_run_summary(Database& db, std::int64_t run_id);
 
 // --- reads (single statements) ---
 Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform = {});  // newest first
+// One page of runs, newest first (created_at, then id). `cursor` is "" for the first page, else the `next_cursor` of
+// the page before: the (created_at, id) of its last run, so a page is one range read of runs_platform_created however
+// deep it is, and runs stored meanwhile never shift it. An unreadable cursor is invalid_input (column "cursor").
+struct RunPage {
+  std::vector<model::RunRecord> runs;
+  std::string next_cursor;  // "" = no more runs
+};
+Result<RunPage> list_runs_page(Database& db, const std::string& platform, std::int64_t limit,
+                               const std::string& cursor);
 Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key);
 Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform);
 // Same platform, just before.

@@ -310,6 +310,11 @@ const std::vector<Option>& table() {
        .meaning = "delete outbox rows sent (or dry_run) longer ago than this; 0 = keep forever",
        .set = [](Settings& s, const Value& v) { s.retention.sent_outbox_days = static_cast<int>(integer(v)); },
        .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.retention.sent_outbox_days); }},
+      // [cache]
+      {.section = "cache", .key = "max_mb", .flag = "cache-mb", .kind = Kind::integer, .min = 0, .max = 1 << 20,
+       .meaning = "memory for cached GET answers, in MiB, dropped at each committed write; 0 = no cache",
+       .set = [](Settings& s, const Value& v) { s.cache.max_bytes = from_mib(v); },
+       .get = [](const Settings& s) { return mib(s.cache.max_bytes); }},
   };
   // clang-format on
   return kOptions;
@@ -549,7 +554,8 @@ const Option* find_option(std::string_view section, std::string_view key) {
 }
 
 const std::vector<std::string_view>& sections() {
-  static const std::vector<std::string_view> kSections = {"server", "database", "limits", "github", "retention"};
+  static const std::vector<std::string_view> kSections = {"server", "database",  "limits",
+                                                          "github", "retention", "cache"};
   return kSections;
 }
 

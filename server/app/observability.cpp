@@ -147,6 +147,14 @@ struct Observability::Impl {
                   .Name("perftriage_cache_lookups_total")
                   .Help("In-memory cache lookups, by cache and result (hit, miss)")
                   .Register(*registry)),
+        cache_bytes(prometheus::BuildGauge()
+                        .Name("perftriage_cache_bytes")
+                        .Help("Bytes held by an in-memory cache, by cache")
+                        .Register(*registry)),
+        cache_entries(prometheus::BuildGauge()
+                          .Name("perftriage_cache_entries")
+                          .Help("Entries held by an in-memory cache, by cache")
+                          .Register(*registry)),
         build_info(prometheus::BuildGauge()
                        .Name("perftriage_build_info")
                        .Help("Always 1; the version of the running binary")
@@ -161,7 +169,7 @@ struct Observability::Impl {
     start_time.Set(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
     // The label sets known in advance exist from the start (at 0), so rate() and alerts see them before the first
     // event.
-    for (const char* c : {"dashboard"})
+    for (const char* c : {"dashboard", "response"})
       for (const char* r : {"hit", "miss"}) cache.Add({{"cache", c}, {"result", r}});
     for (const char* r : {"connection_cap", "header_timeout", "body_timeout", "idle_timeout", "write_timeout"})
       refused_connections.Add({{"reason", r}});
@@ -210,6 +218,8 @@ struct Observability::Impl {
   Family<Counter>& uploads_refused;
   Family<Counter>& webhooks;
   Family<Counter>& cache;
+  Family<Gauge>& cache_bytes;
+  Family<Gauge>& cache_entries;
   Family<Gauge>& build_info;
   Gauge& start_time;
   std::atomic<bool> access_log;
@@ -273,6 +283,10 @@ void Observability::webhook_delivery(std::string_view event, std::string_view ou
 }
 void Observability::cache_lookup(std::string_view cache, bool hit) {
   impl_->cache.Add({{"cache", bounded_token(cache)}, {"result", hit ? "hit" : "miss"}}).Increment();
+}
+void Observability::cache_size(std::string_view cache, std::uint64_t bytes, std::uint64_t entries) {
+  impl_->cache_bytes.Add({{"cache", bounded_token(cache)}}).Set(static_cast<double>(bytes));
+  impl_->cache_entries.Add({{"cache", bounded_token(cache)}}).Set(static_cast<double>(entries));
 }
 
 namespace {

@@ -40,6 +40,7 @@ class Observability {
   void upload_refused(std::string_view reason);  // the error code of a refused upload
   void webhook_delivery(std::string_view event, std::string_view outcome);
   void cache_lookup(std::string_view cache, bool hit);
+  void cache_size(std::string_view cache, std::uint64_t bytes, std::uint64_t entries);  // what a cache holds now
   // The exposition: every metric above plus gauges read from the database now.
   std::string render(AppContext& app);
 

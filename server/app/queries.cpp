@@ -52,6 +52,19 @@ Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const 
   return rows;
 }
 
+Result<std::int64_t> parse_limit(const std::string& text, const char* name, std::int64_t fallback, std::int64_t max) {
+  if (text.empty()) return fallback;
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || v <= 0 || v > max) {
+    return make_error(
+        ErrorKind::invalid_input, "bad_number",
+        std::string(name) + " must be an integer from 1 to " + std::to_string(max) + ", got '" + text + "'", {}, 0,
+        name);
+  }
+  return v;
+}
+
 Result<double> parse_threshold(const std::string& text, double fallback) {
   if (text.empty()) return fallback;
   double v = 0;

@@ -19,6 +19,8 @@ Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const s
 Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,
                                                     double threshold);
 
+// Parses a count given as text (`name` is the parameter): "" = fallback, else an integer from 1 to max.
+Result<std::int64_t> parse_limit(const std::string& text, const char* name, std::int64_t fallback, std::int64_t max);
 // Parses a threshold given as text; must be a finite number > 0.
 Result<double> parse_threshold(const std::string& text, double fallback);
 

@@ -55,6 +55,12 @@ struct RetentionSettings {
   int sent_outbox_days = 90;                         // outbox rows in state sent / dry_run
 };
 
+// The HTTP response cache (server/http/response_cache.hpp): GET answers of the read routes, kept until the next
+// committed write to the database (by this process or any other).
+struct CacheSettings {
+  std::size_t max_bytes = 64u << 20;  // [cache] max_mb; 0 = no cache (ETag / 304 / gzip stay on)
+};
+
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
@@ -79,6 +85,7 @@ struct Settings {
   AuthSettings auth;
   LimitSettings limits;
   RetentionSettings retention;
+  CacheSettings cache;
 };
 
 }  // namespace perftriage::server

@@ -148,11 +148,27 @@ Result<std::vector<RunRow>> list_runs_with_counts(schema::Store& store, const st
   return out;
 }
 
-Rendered render_runs(const std::vector<RunRow>& runs, Format format, bool envelope) {
+Result<RunRowsPage> list_runs_page_with_counts(schema::Store& store, const std::string& platform, double threshold,
+                                               std::int64_t limit, const std::string& cursor) {
+  PT_ASSIGN(auto page, schema::list_runs_page(store.db(), platform, limit, cursor));
+  RunRowsPage out;
+  out.next_cursor = std::move(page.next_cursor);
+  out.rows.reserve(page.runs.size());
+  for (auto& run : page.runs) {
+    PT_ASSIGN(auto counts, schema::run_counts(store.db(), run.id, threshold));
+    out.rows.push_back({std::move(run), counts});
+  }
+  return out;
+}
+
+Rendered render_runs(const std::vector<RunRow>& runs, Format format, bool envelope, const std::string* next_cursor) {
   if (format == Format::json) {
     json list = json::array();
     for (const auto& r : runs) list.push_back(run_json(r.run, r.counts));
-    return rendered_json(envelope ? json{{"runs", list}} : list);
+    if (!envelope) return rendered_json(list);
+    json out{{"runs", list}};
+    if (next_cursor != nullptr) out["next_cursor"] = next_cursor->empty() ? json() : json(*next_cursor);
+    return rendered_json(out);
   }
   const std::vector<Column> columns = {{"run"},        {"platform"},     {"torch"},
                                        {"created"},    {"files", true},  {"rows", true},

@@ -57,9 +57,18 @@ struct RunRow {
   model::RunCounts counts;
 };
 Result<std::vector<RunRow>> list_runs_with_counts(schema::Store& store, const std::string& platform, double threshold);
+// One page of them, newest first (schema::list_runs_page); the counts come from the runs' stored summaries.
+struct RunRowsPage {
+  std::vector<RunRow> rows;
+  std::string next_cursor;  // "" = last page
+};
+Result<RunRowsPage> list_runs_page_with_counts(schema::Store& store, const std::string& platform, double threshold,
+                                               std::int64_t limit, const std::string& cursor);
 // md / csv / text: run, platform, torch, created, files, rows, slow, failed, acc_fail (text: aligned columns, each
 // as wide as its longest cell); json: the runs as run_json, in {"runs": [...]} when `envelope`.
-Rendered render_runs(const std::vector<RunRow>& runs, Format format, bool envelope = false);
+// With `next_cursor` (the API's pages) the envelope also holds "next_cursor" (null on the last page).
+Rendered render_runs(const std::vector<RunRow>& runs, Format format, bool envelope = false,
+                     const std::string* next_cursor = nullptr);
 
 // --- comparisons: GET /api/v1/compare and `perftriage compare` ---
 Rendered render_comparison(const Comparison& comparison, const analyzers::compare::Thresholds& thresholds,

@@ -37,6 +37,7 @@
 #include "server/app/observability.hpp"
 #include "server/http/auth.hpp"
 #include "server/http/request_id.hpp"
+#include "server/http/response_cache.hpp"
 #include "server/http/work_pool.hpp"
 
 namespace perftriage::server {
@@ -109,14 +110,14 @@ ApiRequest request_head(const http::request_header<>& req) {
 http::response<http::string_body> to_http_response(ApiResponse api, unsigned version, bool keep_alive, bool head) {
   http::response<http::string_body> res{static_cast<http::status>(api.status), version};
   res.set(http::field::server, "perftriage");
-  res.set(http::field::content_type, api.content_type);
+  if (!api.content_type.empty()) res.set(http::field::content_type, api.content_type);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Content-Security-Policy", api.content_type.rfind("text/html", 0) == 0 ? kCspHtml : kCspNone);
   for (auto& [name, value] : api.headers) res.set(name, value);
   res.keep_alive(keep_alive);
   const auto size = api.body.size();
   if (!head) res.body() = std::move(api.body);
-  res.content_length(size);
+  if (api.status != 304) res.content_length(size);  // a 304 has no body, and no length of one
   return res;
 }
 
@@ -211,6 +212,7 @@ class SpoolFile {
 struct Pools {
   WorkPool& read;
   WorkPool& heavy;
+  ResponseCache& cache;
 };
 
 class Session;
@@ -365,6 +367,7 @@ class Session : public std::enable_shared_from_this<Session> {
     limit_ = route.max_body_bytes == 0 ? server_limit : std::min(route.max_body_bytes, server_limit);
     limit_is_setting_ = route.max_body_bytes == 0 || route.max_body_bytes >= server_limit;
     lane_ = route.lane;
+    cacheable_ = route.cacheable;
     if (route.header_check) {
       if (auto refused = route.header_check(head_, app_)) {
         // The body is never read, so the connection cannot be reused.
@@ -495,21 +498,29 @@ class Session : public std::enable_shared_from_this<Session> {
     dispatch(version, keep_alive, head);
   }
 
+  // A read route's GET is looked up in the response cache first: a hit is answered here, on the I/O thread; a miss
+  // runs in the pool and fills the cache (server/http/response_cache.hpp).
   void dispatch(unsigned version, bool keep_alive, bool head) {
     phase_ = Phase::work;
+    const auto negotiation = Negotiation::of(head_);
     if (lane_ == Lane::io) {
-      return respond(router_.dispatch(std::move(head_), app_), version, keep_alive, head);
+      return respond(finish(router_.dispatch(std::move(head_), app_), negotiation), version, keep_alive, head);
     }
+    ResponseCache::Ticket ticket;
+    if (lane_ == Lane::read && cacheable_) ticket = pools_.cache.lookup(head_, app_, negotiation);
+    if (ticket.hit) return respond(std::move(*ticket.hit), version, keep_alive, head);
     WorkPool& pool = lane_ == Lane::heavy ? pools_.heavy : pools_.read;
     auto self = shared_from_this();
-    const bool queued = pool.try_submit([self, api = std::move(head_), version, keep_alive, head]() mutable {
-      const bool large = api.bytes().size() >= kTrimAfterBytes;
-      auto res = self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
-      if (large) malloc_trim(0);
-      asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
-        self->respond(std::move(res), version, keep_alive, head);
-      });
-    });
+    const bool queued = pool.try_submit(
+        [self, api = std::move(head_), ticket = std::move(ticket), negotiation, version, keep_alive, head]() mutable {
+          const bool large = api.bytes().size() >= kTrimAfterBytes;
+          auto res = self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
+          if (large) malloc_trim(0);
+          res = self->pools_.cache.fill(ticket, std::move(res), negotiation, self->app_);
+          asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
+            self->respond(std::move(res), version, keep_alive, head);
+          });
+        });
     if (!queued) {
       const bool heavy = lane_ == Lane::heavy;
       auto busy = error_response(make_error(
@@ -636,6 +647,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::size_t limit_ = 0;
   bool limit_is_setting_ = true;
   Lane lane_ = Lane::read;
+  bool cacheable_ = true;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   RequestRecord record_;
   std::string remote_;
@@ -711,6 +723,7 @@ struct HttpServer::Impl {
         drain_timer(ioc),
         hub(std::make_shared<Hub>()),
         refusal_answer(too_many_connections_answer(a.settings().limits.max_connections)),
+        cache(a.settings().cache.max_bytes),
         read_pool("read", a.settings().read_workers, a.settings().read_queue),
         heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue, kHeavyNiceness) {
     hub->on_drained = [this] { ioc.stop(); };
@@ -741,7 +754,7 @@ struct HttpServer::Impl {
         app.obs().connection_refused("connection_cap");
         std::make_shared<Refusal>(std::move(socket), refusal_answer)->start();
       } else {
-        std::make_shared<Session>(std::move(socket), app, router, Pools{read_pool, heavy_pool}, hub)->start();
+        std::make_shared<Session>(std::move(socket), app, router, Pools{read_pool, heavy_pool, cache}, hub)->start();
       }
       do_accept();
     });
@@ -837,6 +850,7 @@ struct HttpServer::Impl {
   std::chrono::steady_clock::time_point last_accept_log{};
   std::shared_ptr<Hub> hub;
   std::shared_ptr<const std::string> refusal_answer;
+  ResponseCache cache;
   std::atomic<bool> forced{false};
   std::thread watchdog;
   std::mutex watchdog_mutex;

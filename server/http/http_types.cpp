@@ -42,6 +42,23 @@ ApiResponse error_response(const Error& error) {
   return res;
 }
 
+std::string url_encode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 std::string url_decode(std::string_view s, bool plus_is_space) {
   auto hex = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';

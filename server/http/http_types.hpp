@@ -69,6 +69,8 @@ ApiResponse error_response(const Error& error);
 std::string media_type(std::string_view content_type);
 
 std::string url_decode(std::string_view s, bool plus_is_space);
+// Percent-encodes everything but RFC 3986 unreserved characters (a query value or a path segment).
+std::string url_encode(std::string_view s);
 std::map<std::string, std::string> parse_query(std::string_view query);
 
 }  // namespace perftriage::server

@@ -52,6 +52,9 @@ struct RouteOptions {
   // the nearest declared name), so a typo such as `platfrom=` is refused instead of silently ignored. Undeclared
   // (nullopt): any query is accepted (the dashboard's files, liveness, metrics, GitHub's webhook URL).
   std::optional<std::vector<std::string>> query_params;
+  // A GET answer of a Lane::read route may be kept by the response cache until the next committed write
+  // (server/http/response_cache.hpp); false for one that changes without a write (/metrics).
+  bool cacheable = true;
   std::string pattern;  // filled in by Router::add: the route's path pattern (metrics and access-log label)
   std::string method;   // filled in by Router::add
 
@@ -72,6 +75,10 @@ struct RouteOptions {
   }
   RouteOptions& params(std::vector<std::string> names) {
     query_params = std::move(names);
+    return *this;
+  }
+  RouteOptions& uncached() {
+    cacheable = false;
     return *this;
   }
 };

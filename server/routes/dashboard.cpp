@@ -106,19 +106,6 @@ json brief_json(const dq::RunBrief& r) {
           {"commit", r.commit}, {"created_at", r.created_at}, {"tags", tags}};
 }
 
-Result<std::int64_t> parse_limit(const std::string& text, const char* name, std::int64_t fallback, std::int64_t max) {
-  if (text.empty()) return fallback;
-  std::int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || ptr != text.data() + text.size() || v <= 0 || v > max) {
-    return make_error(
-        ErrorKind::invalid_input, "bad_number",
-        std::string(name) + " must be an integer from 1 to " + std::to_string(max) + ", got '" + text + "'", {}, 0,
-        name);
-  }
-  return v;
-}
-
 Result<Summary> run_summary(schema::Database& db, const AppContext& app, std::int64_t run_id, double threshold) {
   PT_ASSIGN(const auto stats, cache().get(db, app.settings().db_path, run_id, threshold, app.obs()));
   Summary s;

@@ -18,7 +18,7 @@ ApiResponse get_metrics(const ApiRequest&, AppContext& app) {
 
 void register_metrics_routes(Router& router) {
   // The read pool: a scrape reads a few counts from the database.
-  router.add("GET", "/metrics", get_metrics, RouteOptions::on(Lane::read).require(Scope::none));
+  router.add("GET", "/metrics", get_metrics, RouteOptions::on(Lane::read).require(Scope::none).uncached());
 }
 
 }  // namespace perftriage::server

@@ -156,9 +156,10 @@ def main():
               status == 400 and metric(after, "perftriage_uploads_refused_total", reason="empty_body") == 1,
               f"{status} {body[:200]!r}")
 
-        # The dashboard's per-run statistics cache: a miss, then hits.
-        for _ in range(3):
-            status, _, _ = request(port, "GET", "/api/v1/dashboard/matrix?run=obs-run-1")
+        # The dashboard's per-run statistics cache: a miss, then hits. Three spellings of the default threshold: one
+        # entry of that cache, three of the response cache (which would answer a repeated request itself).
+        for query in ("", "&threshold=1", "&threshold=1.0"):
+            status, _, _ = request(port, "GET", "/api/v1/dashboard/matrix?run=obs-run-1" + query)
         _, _, after = scrape(port)
         check("cache lookups are counted (miss then hits)",
               status == 200 and metric(after, "perftriage_cache_lookups_total", cache="dashboard", result="miss") >= 1

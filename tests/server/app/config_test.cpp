@@ -95,6 +95,9 @@ nightly_runs_days = 90
 keep_tags = ["release", "keep"]
 webhook_deliveries_days = 7
 sent_outbox_days = 14
+
+[cache]
+max_mb = 16
 )";
 
 TEST(ConfigToml, EveryKeyIsApplied) {
@@ -148,6 +151,7 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.retention.keep_tags, (std::vector<std::string>{"release", "keep"}));
   EXPECT_EQ(s.retention.webhook_deliveries_days, 7);
   EXPECT_EQ(s.retention.sent_outbox_days, 14);
+  EXPECT_EQ(s.cache.max_bytes, 16u << 20);
   // Every key of the table is in the file above, and differs from its default: none was silently skipped.
   const Settings defaults;
   for (const auto& o : options()) {

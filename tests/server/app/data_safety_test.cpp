@@ -107,10 +107,11 @@ class DeleteRunTest : public ::testing::Test {
       ASSERT_TRUE(db.exec(fmt::format(
           "INSERT INTO expectations(run_id, file_id, suite, mode, model, line, accuracy)"
           " SELECT {0}, min(id), 'huggingface', 'inference', 'model_1', 2, 'pass' FROM result_files WHERE run_id = {0};"
-          "INSERT INTO artifacts(run_id, suite, dtype, mode, model, name, kind, sha256, size, compression, raw,"
+          "INSERT INTO artifacts(run_id, suite, dtype, mode, model, name, kind, sha256, size, compression,"
           " findings, created_at) VALUES({0}, 'huggingface', 'bfloat16', 'inference', 'model_1', 't.json', 'kineto', "
           "'ab', 2,"
-          " 'deflate', x'0102', '{{\"findings\":[{{\"classifier\":\"a\"}},{{\"classifier\":\"b\"}}]}}', '2026-01-01')",
+          " 'deflate', '{{\"findings\":[{{\"classifier\":\"a\"}},{{\"classifier\":\"b\"}}]}}', '2026-01-01');"
+          "INSERT INTO artifact_blobs(artifact_id, raw) VALUES(last_insert_rowid(), x'0102')",
           id)));
     }
   }
@@ -381,8 +382,8 @@ TEST_F(RetentionTest, EachRuleRemovesWhatItShouldAndNothingElse) {
 
   // Raw bytes: dropped for the January files still there (BMG-n02, PVC-n01); their rows stay; March's kept.
   EXPECT_EQ(report->raw_files, 2 + 5);  // the files of the deleted runs were dropped before the runs went
-  EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE length(raw_deflate) = 0"), 2);
-  EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE length(raw_deflate) > 0"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE raw_kept = 0"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM file_blobs"), 1);
   auto files = schema::run_files(store_->db(), schema::find_run(store_->db(), "BMG-n02").value()->id);
   ASSERT_TRUE(files && files->size() == 1);
   EXPECT_TRUE(files->front().raw_dropped);
@@ -447,7 +448,7 @@ TEST_F(RetentionTest, ZeroDaysKeepsForeverAndDryRunChangesNothing) {
   EXPECT_EQ(run_rows(db, -1), before);
   EXPECT_EQ(count("SELECT count(*) FROM webhook_deliveries"), deliveries);
   EXPECT_EQ(count("SELECT count(*) FROM outbox"), outbox);
-  EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE length(raw_deflate) = 0"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM result_files WHERE raw_kept = 0"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM audit_log"), 0);
 }
 
@@ -468,7 +469,7 @@ TEST_F(RetentionTest, StopsBetweenBatchesWhenAsked) {
 TEST_F(RetentionTest, OldRawBytesAreFoundThroughThePartialIndex) {
   auto st = Statement::prepare(store_->db(),
                                "EXPLAIN QUERY PLAN SELECT id FROM result_files WHERE uploaded_at < '2026' AND"
-                               " length(raw_deflate) > 0 ORDER BY uploaded_at LIMIT 10");
+                               " raw_kept = 1 ORDER BY uploaded_at LIMIT 10");
   ASSERT_TRUE(st);
   std::string plan;
   while (*st->step()) plan += st->text(3) + "\n";

@@ -100,8 +100,8 @@ TEST_F(LabelEvidence, TheLatestRunOfThePlatformWinsAndThePreviousIsTheBaseline) 
 TEST_F(LabelEvidence, AFailedRowIsNotASpeedMeasurement) {
   ingest("BMG", "bmg-2.12", "2026-01-10T00:00:00Z");
   auto& db = store_->db();
-  ASSERT_TRUE(db.exec("UPDATE results SET speedup = 0, speedup_text = '0.000000' "
-                      "WHERE model = 'ElectraForQuestionAnswering'")
+  ASSERT_TRUE(db.exec("UPDATE result_rows SET speedup = 0, speedup_text = '0.000000' "
+                      "WHERE case_id IN (SELECT id FROM cases WHERE model = 'ElectraForQuestionAnswering')")
                   .ok());
   EXPECT_FALSE(make_evidence_lookup(*store_, "BMG")(electra()).has_value());
 }

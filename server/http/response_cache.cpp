@@ -1,0 +1,280 @@
+#include "server/http/response_cache.hpp"
+
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "common/strings.hpp"
+#include "server/app/app_context.hpp"
+
+namespace perftriage::server {
+namespace {
+
+// Smaller bodies are sent as they are: the gzip header and the extra round of work are not worth it.
+constexpr std::size_t kGzipMinBytes = 1024;
+// Above this, gzip trades ratio for speed (level 1): a large miss must not spend seconds compressing.
+constexpr std::size_t kGzipFastAbove = 1u << 20;
+// What an entry costs beyond its strings: the list node, the index slot, the shared_ptr's control block.
+constexpr std::size_t kEntryOverhead = 256;
+constexpr const char* kCacheControl = "no-cache";
+constexpr const char* kVary = "Accept-Encoding";
+
+bool has_header(const ApiResponse& response, std::string_view name) {
+  for (const auto& [n, v] : response.headers) {
+    if (iequals(n, name)) return true;
+  }
+  return false;
+}
+
+// The q value of one Accept-Encoding element ("gzip;q=0.5"): 1 when absent, 0 when unreadable.
+double quality(std::string_view params) {
+  for (auto& p : split(params, ';', EmptyParts::skip)) {
+    const std::string t = lower(trim(p));
+    if (t.rfind("q=", 0) != 0) continue;
+    char* end = nullptr;
+    const double q = std::strtod(t.c_str() + 2, &end);
+    return end == t.c_str() + 2 ? 0.0 : q;
+  }
+  return 1.0;
+}
+
+// The entity tags of an If-None-Match list, W/ dropped (weak comparison).
+std::vector<std::string_view> entity_tags(std::string_view list) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < list.size()) {
+    while (i < list.size() && (list[i] == ' ' || list[i] == '\t' || list[i] == ',')) ++i;
+    if (list.substr(i, 2) == "W/") i += 2;
+    if (i >= list.size()) break;
+    if (list[i] == '"') {
+      const auto close = list.find('"', i + 1);
+      if (close == std::string_view::npos) break;
+      out.push_back(list.substr(i, close - i + 1));
+      i = close + 1;
+    } else {  // "*" or a malformed element: up to the next comma
+      const auto comma = list.find(',', i);
+      const auto end = comma == std::string_view::npos ? list.size() : comma;
+      out.push_back(trim(list.substr(i, end - i)));
+      i = end;
+    }
+  }
+  return out;
+}
+
+void append_field(std::string& out, std::string_view s) {
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+}
+
+std::size_t node_bytes(const std::string& key, const Representation& rep) {
+  return key.size() + rep.bytes() + kEntryOverhead;
+}
+
+}  // namespace
+
+Negotiation Negotiation::of(const ApiRequest& request) {
+  return Negotiation{request.method == "GET" || request.method == "HEAD",
+                     accepts_gzip(request.header("accept-encoding")), request.header("if-none-match")};
+}
+
+std::size_t Representation::bytes() const {
+  std::size_t n = content_type.size() + body.size() + etag.size() + gzip.size() + gzip_etag.size();
+  for (const auto& [k, v] : headers) n += k.size() + v.size();
+  return n;
+}
+
+bool accepts_gzip(std::string_view accept_encoding) {
+  std::optional<double> gzip;
+  std::optional<double> any;
+  for (auto& element : split(accept_encoding, ',', EmptyParts::skip)) {
+    const auto semi = element.find(';');
+    const std::string coding = lower(trim(std::string_view(element).substr(0, semi)));
+    const double q = semi == std::string::npos ? 1.0 : quality(std::string_view(element).substr(semi + 1));
+    if (coding == "gzip" || coding == "x-gzip") gzip = q;
+    if (coding == "*") any = q;
+  }
+  if (gzip) return *gzip > 0;
+  return any && *any > 0;
+}
+
+bool etag_matches(std::string_view if_none_match, std::string_view etag) {
+  const std::string_view mine = etag.substr(0, 2) == "W/" ? etag.substr(2) : etag;
+  for (const auto tag : entity_tags(if_none_match)) {
+    if (tag == "*" || tag == mine) return true;
+  }
+  return false;
+}
+
+std::string strong_etag(std::string_view body, std::string_view suffix) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+  unsigned int len = 0;
+  EVP_Digest(body.data(), body.size(), md.data(), &len, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (std::size_t i = 0; i < 8; ++i) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 15];
+  }
+  out += suffix;
+  out += '"';
+  return out;
+}
+
+std::optional<std::string> gzip_bytes(std::string_view bytes) {
+  z_stream z{};
+  const int level = bytes.size() > kGzipFastAbove ? Z_BEST_SPEED : Z_DEFAULT_COMPRESSION;
+  if (deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return std::nullopt;
+  std::string out(deflateBound(&z, static_cast<uLong>(bytes.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) return std::nullopt;
+  return out;
+}
+
+bool validated(const ApiResponse& response) {
+  if (response.status != 200 || has_header(response, "cache-control")) return false;
+  const std::string type = media_type(response.content_type);
+  return type == "application/json" || type == "text/csv" || type == "text/markdown" || type == "text/plain";
+}
+
+Representation represent(ApiResponse response, bool compress) {
+  Representation rep;
+  rep.content_type = std::move(response.content_type);
+  rep.headers = std::move(response.headers);
+  rep.etag = strong_etag(response.body);
+  if (compress && response.body.size() >= kGzipMinBytes && response.body.size() <= UINT32_MAX) {
+    if (auto z = gzip_bytes(response.body); z && z->size() < response.body.size()) {
+      rep.gzip_etag = rep.etag.substr(0, rep.etag.size() - 1) + "-gz\"";
+      rep.gzip = std::move(*z);
+    }
+  }
+  rep.body = std::move(response.body);
+  return rep;
+}
+
+ApiResponse answer(const Representation& rep, const Negotiation& negotiation) {
+  const bool gzip = negotiation.gzip && !rep.gzip.empty();
+  const std::string& etag = gzip ? rep.gzip_etag : rep.etag;
+  ApiResponse out;
+  out.headers = rep.headers;
+  out.headers.emplace_back("ETag", etag);
+  out.headers.emplace_back("Cache-Control", kCacheControl);
+  out.headers.emplace_back("Vary", kVary);
+  if (!negotiation.if_none_match.empty() && etag_matches(negotiation.if_none_match, etag)) {
+    out.status = 304;  // no body, no Content-Type (server/http/http_server.cpp sends neither)
+    out.content_type.clear();
+    return out;
+  }
+  out.status = 200;
+  out.content_type = rep.content_type;
+  if (gzip) out.headers.emplace_back("Content-Encoding", "gzip");
+  out.body = gzip ? rep.gzip : rep.body;
+  return out;
+}
+
+ApiResponse finish(ApiResponse response, const Negotiation& negotiation) {
+  if (!negotiation.read || !validated(response)) return response;
+  return answer(represent(std::move(response), negotiation.gzip), negotiation);
+}
+
+std::string cache_key(const ApiRequest& request) {
+  std::string key = "GET ";
+  append_field(key, request.path);
+  for (const auto& [name, value] : request.query) {  // a std::map: already in canonical (sorted) order
+    key += '&';
+    append_field(key, name);
+    key += '=';
+    append_field(key, value);
+  }
+  return key;
+}
+
+// ---- the cache --------------------------------------------------------------------------------------------------
+
+ResponseCache::Ticket ResponseCache::lookup(const ApiRequest& head, AppContext& app, const Negotiation& negotiation) {
+  Ticket ticket;
+  if (!enabled() || (head.method != "GET" && head.method != "HEAD")) return ticket;
+  ticket.generation = app.generation();
+  if (!ticket.generation) return ticket;
+  ticket.key = cache_key(head);
+  const auto entry = find(ticket.key, *ticket.generation);
+  app.obs().cache_lookup("response", entry != nullptr);
+  if (entry) {
+    ticket.hit = answer(*entry, negotiation);
+  } else {
+    app.obs().cache_size("response", bytes(), entries());  // a new generation may just have emptied it
+  }
+  return ticket;
+}
+
+ApiResponse ResponseCache::fill(const Ticket& ticket, ApiResponse response, const Negotiation& negotiation,
+                                AppContext& app) {
+  if (!ticket.generation || !validated(response)) return finish(std::move(response), negotiation);
+  auto rep = std::make_shared<const Representation>(represent(std::move(response), true));
+  if (put(ticket.key, *ticket.generation, rep)) app.obs().cache_size("response", bytes(), entries());
+  return answer(*rep, negotiation);
+}
+
+std::shared_ptr<const Representation> ResponseCache::find(const std::string& key, std::uint64_t generation) {
+  std::lock_guard lock(mutex_);
+  advance_locked(generation);
+  if (generation != generation_) return nullptr;
+  const auto it = index_.find(key);
+  if (it == index_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return it->second->entry;
+}
+
+bool ResponseCache::put(const std::string& key, std::uint64_t generation, std::shared_ptr<const Representation> entry) {
+  const std::size_t size = node_bytes(key, *entry);
+  if (!enabled() || size > max_bytes_ / 8) return false;
+  std::lock_guard lock(mutex_);
+  advance_locked(generation);
+  if (generation != generation_) return false;  // made under a generation already gone: stale
+  if (const auto it = index_.find(key); it != index_.end()) {
+    bytes_ -= it->second->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  while (!lru_.empty() && bytes_ + size > max_bytes_) {
+    bytes_ -= lru_.back().bytes;
+    index_.erase(lru_.back().key);
+    lru_.pop_back();
+  }
+  lru_.push_front(Node{key, std::move(entry), size});
+  index_.emplace(key, lru_.begin());
+  bytes_ += size;
+  return true;
+}
+
+void ResponseCache::advance_locked(std::uint64_t generation) {
+  if (generation <= generation_) return;
+  clear_locked();
+  generation_ = generation;
+}
+
+void ResponseCache::clear_locked() {
+  index_.clear();
+  lru_.clear();
+  bytes_ = 0;
+}
+
+std::size_t ResponseCache::bytes() const {
+  std::lock_guard lock(mutex_);
+  return bytes_;
+}
+
+std::size_t ResponseCache::entries() const {
+  std::lock_guard lock(mutex_);
+  return lru_.size();
+}
+
+}  // namespace perftriage::server

@@ -1,0 +1,119 @@
+#pragma once
+// Validators, compression and the response cache of the read routes.
+//
+// Every 200 answer in JSON, CSV, markdown or plain text (unless its handler set its own Cache-Control, as /metrics
+// does with no-store) carries a strong ETag (16 hex digits of the SHA-256 of its bytes), `Cache-Control: no-cache`
+// (a browser keeps it and revalidates) and `Vary: Accept-Encoding`; `If-None-Match` naming it answers 304 with no
+// body. A client that accepts gzip gets bodies of 1 KiB and more compressed, with their own ETag (suffix "-gz": a
+// strong validator names one sequence of bytes). zstd and br are not offered.
+//
+// The cache keeps such answers of GET (and HEAD, which reuses GET's entry) on Lane::read routes, keyed by the path
+// and the query in canonical order: no read route looks at a request header, and authorization is decided from the
+// head before the lookup, so one answer fits every caller allowed to ask. Each entry is stored under the data
+// generation taken BEFORE its handler ran (AppContext::generation) and is served only while that generation is
+// current: a write committed while the handler ran, by this process or another one, makes the entry stale at once.
+// When the generation moves every entry is dropped. Bounded in bytes ([cache] max_mb); an answer above an eighth of
+// that is never kept; the least recently used entries go first. A hit is answered on the I/O thread.
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "server/http/http_types.hpp"
+
+namespace perftriage::server {
+
+class AppContext;
+
+// What of a request picks the bytes of an answer and its status: gzip or not, and the client's validators.
+struct Negotiation {
+  bool read = false;          // GET or HEAD: only their answers get validators (and gzip, 304)
+  bool gzip = false;          // Accept-Encoding takes gzip (q > 0)
+  std::string if_none_match;  // the If-None-Match header as sent
+  static Negotiation of(const ApiRequest& request);
+};
+
+// An answer with its validators, identity and (for bodies of 1 KiB and more, when smaller) gzip.
+struct Representation {
+  std::string content_type;
+  std::vector<std::pair<std::string, std::string>> headers;  // the handler's own (Content-Disposition, ...)
+  std::string body;
+  std::string etag;  // "\"<16 hex>\""
+  std::string gzip;  // empty: no gzip variant
+  std::string gzip_etag;
+  [[nodiscard]] std::size_t bytes() const;
+};
+
+bool accepts_gzip(std::string_view accept_encoding);
+// RFC 9110 If-None-Match: "*", or a list of entity tags compared weakly (W/"x" matches "x").
+bool etag_matches(std::string_view if_none_match, std::string_view etag);
+std::string strong_etag(std::string_view body, std::string_view suffix = {});
+// gzip (RFC 1952) of `bytes`; nullopt when zlib fails.
+std::optional<std::string> gzip_bytes(std::string_view bytes);
+// A 200 answer that gets validators (and may be cached): JSON, CSV, markdown or text/plain, no Cache-Control of its
+// handler's own.
+bool validated(const ApiResponse& response);
+// The representation of a validated answer; `compress`: make the gzip variant too.
+Representation represent(ApiResponse response, bool compress);
+// The answer to send for a representation: the variant the client takes, or 304 when it already has it.
+ApiResponse answer(const Representation& rep, const Negotiation& negotiation);
+// Any answer on its way out: a validated one to a GET or HEAD gets its validators (and gzip, 304); others pass as
+// they are.
+ApiResponse finish(ApiResponse response, const Negotiation& negotiation);
+// GET's entry for a GET or HEAD: the path and every query parameter, in canonical order, length-prefixed.
+std::string cache_key(const ApiRequest& request);
+
+class ResponseCache {
+ public:
+  explicit ResponseCache(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+  ResponseCache(const ResponseCache&) = delete;
+  ResponseCache& operator=(const ResponseCache&) = delete;
+
+  // A lookup made before the handler runs: `hit` is the answer to send now; otherwise `key` and `generation` are
+  // what fill() stores the handler's answer under (no generation: nothing will be stored).
+  struct Ticket {
+    std::optional<ApiResponse> hit;
+    std::string key;
+    std::optional<std::uint64_t> generation;
+  };
+  // GET / HEAD only (others get an empty ticket); counts the lookup (app.obs().cache_lookup("response", hit)).
+  Ticket lookup(const ApiRequest& head, AppContext& app, const Negotiation& negotiation);
+  // After the handler (on the pool thread): the answer to send, stored when the ticket allows and it is cacheable.
+  ApiResponse fill(const Ticket& ticket, ApiResponse response, const Negotiation& negotiation, AppContext& app);
+
+  // The entry of `key` if it was made under `generation`. A newer generation drops every entry first.
+  std::shared_ptr<const Representation> find(const std::string& key, std::uint64_t generation);
+  // Stores an entry made under `generation`; ignored when a newer generation has been seen, or when it is larger
+  // than an eighth of the bound. Returns whether it was kept.
+  bool put(const std::string& key, std::uint64_t generation, std::shared_ptr<const Representation> entry);
+
+  [[nodiscard]] bool enabled() const noexcept { return max_bytes_ > 0; }
+  [[nodiscard]] std::size_t max_bytes() const noexcept { return max_bytes_; }
+  [[nodiscard]] std::size_t bytes() const;
+  [[nodiscard]] std::size_t entries() const;
+
+ private:
+  struct Node {
+    std::string key;
+    std::shared_ptr<const Representation> entry;
+    std::size_t bytes;
+  };
+  void clear_locked();
+  void advance_locked(std::uint64_t generation);
+
+  const std::size_t max_bytes_;
+  mutable std::mutex mutex_;
+  std::uint64_t generation_ = 0;
+  std::size_t bytes_ = 0;
+  std::list<Node> lru_;  // most recently used first
+  std::unordered_map<std::string, std::list<Node>::iterator> index_;
+};
+
+}  // namespace perftriage::server

@@ -1,0 +1,296 @@
+// The response cache and the validators (server/http/response_cache.hpp): Accept-Encoding and If-None-Match parsing,
+// ETags and gzip variants, 304s, the canonical key, the byte bound and LRU order, entries made under a generation
+// that has moved on, and the generation itself (AppContext::generation over PRAGMA data_version) moving on a write
+// through another connection. tests/e2e/ops/cache_test.py checks the same against a real server, across processes.
+#include "server/http/response_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
+
+#include "schema/token_store.hpp"
+#include "server/app/app_context.hpp"
+#include "tests/support/files.hpp"
+
+namespace perftriage::server {
+namespace {
+
+std::string gunzip(const std::string& in) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+  std::string out(in.size() * 50 + 1024, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  inflateEnd(&z);
+  return out;
+}
+
+std::string json_rows(int n) {
+  std::string body = "[";
+  for (int i = 0; i < n; ++i) body += R"({"name":"Model)" + std::to_string(i) + R"(","speedup":0.5},)";
+  return body + "{}]\n";
+}
+
+std::string header(const ApiResponse& r, std::string_view name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+std::shared_ptr<const Representation> rep_of(std::string body) {
+  return std::make_shared<const Representation>(represent(text_response(200, "application/json", body), false));
+}
+
+ApiRequest get(std::string path) {
+  ApiRequest r;
+  r.method = "GET";
+  r.path = std::move(path);
+  return r;
+}
+
+std::shared_ptr<const Representation> sized(std::size_t bytes) {
+  auto r = std::make_shared<Representation>();
+  r->body.assign(bytes, 'x');
+  return r;
+}
+
+TEST(AcceptEncoding, GzipWhenOfferedWithNonZeroQuality) {
+  EXPECT_TRUE(accepts_gzip("gzip"));
+  EXPECT_TRUE(accepts_gzip("deflate, GZIP;q=0.5, br"));
+  EXPECT_TRUE(accepts_gzip("x-gzip"));
+  EXPECT_TRUE(accepts_gzip("*"));
+  EXPECT_FALSE(accepts_gzip(""));
+  EXPECT_FALSE(accepts_gzip("identity"));
+  EXPECT_FALSE(accepts_gzip("gzip;q=0"));
+  EXPECT_FALSE(accepts_gzip("gzip; q=0.0, deflate"));
+  EXPECT_FALSE(accepts_gzip("*;q=0"));
+  EXPECT_FALSE(accepts_gzip("gzip;q=0, *"));  // the explicit refusal wins over the wildcard
+}
+
+TEST(IfNoneMatch, ListsStarAndWeakComparison) {
+  const std::string etag = R"("0123456789abcdef")";
+  EXPECT_TRUE(etag_matches(etag, etag));
+  EXPECT_TRUE(etag_matches(R"("aaaa", "0123456789abcdef")", etag));
+  EXPECT_TRUE(etag_matches(R"(W/"0123456789abcdef")", etag));
+  EXPECT_TRUE(etag_matches("*", etag));
+  EXPECT_FALSE(etag_matches(R"("0123456789abcdef-gz")", etag));
+  EXPECT_FALSE(etag_matches(R"("0123456789abcde")", etag));
+  EXPECT_FALSE(etag_matches("", etag));
+  EXPECT_FALSE(etag_matches(R"("unterminated)", etag));
+}
+
+TEST(Validators, StrongEtagNamesTheBytes) {
+  const auto a = strong_etag("abc");
+  EXPECT_EQ(a.size(), 18u);
+  EXPECT_EQ(a.front(), '"');
+  EXPECT_EQ(a, strong_etag("abc"));
+  EXPECT_NE(a, strong_etag("abd"));
+  EXPECT_EQ(strong_etag("abc", "-gz"), a.substr(0, 17) + "-gz\"");
+}
+
+TEST(Validators, OnlyPlainTwoHundredsOfTextTypes) {
+  EXPECT_TRUE(validated(json_response(200, {{"a", 1}})));
+  EXPECT_TRUE(validated(text_response(200, "text/csv; charset=utf-8", "a,b\n")));
+  EXPECT_TRUE(validated(text_response(200, "text/markdown; charset=utf-8", "# x\n")));
+  EXPECT_FALSE(validated(json_response(404, {{"a", 1}})));
+  EXPECT_FALSE(validated(text_response(200, "application/octet-stream", "raw")));
+  EXPECT_FALSE(validated(text_response(200, "application/gzip", "raw")));
+  auto no_store = text_response(200, "text/plain", "metrics");
+  no_store.headers.emplace_back("Cache-Control", "no-store");
+  EXPECT_FALSE(validated(no_store));
+}
+
+TEST(Validators, GzipVariantWithItsOwnEtagAndA304) {
+  const std::string body = json_rows(200);
+  auto res = text_response(200, "application/json", body);
+  res.headers.emplace_back("Content-Disposition", "inline");
+  const auto rep = represent(res, true);
+  ASSERT_FALSE(rep.gzip.empty());
+  EXPECT_EQ(gunzip(rep.gzip), body);
+  EXPECT_EQ(rep.gzip_etag, rep.etag.substr(0, rep.etag.size() - 1) + "-gz\"");
+
+  const auto plain = answer(rep, Negotiation{true, false, ""});
+  EXPECT_EQ(plain.status, 200u);
+  EXPECT_EQ(plain.body, body);
+  EXPECT_EQ(header(plain, "ETag"), rep.etag);
+  EXPECT_EQ(header(plain, "Cache-Control"), "no-cache");
+  EXPECT_EQ(header(plain, "Vary"), "Accept-Encoding");
+  EXPECT_EQ(header(plain, "Content-Disposition"), "inline");
+  EXPECT_EQ(header(plain, "Content-Encoding"), "");
+
+  const auto zipped = answer(rep, Negotiation{true, true, ""});
+  EXPECT_EQ(zipped.body, rep.gzip);
+  EXPECT_EQ(header(zipped, "Content-Encoding"), "gzip");
+  EXPECT_EQ(header(zipped, "ETag"), rep.gzip_etag);
+
+  const auto not_modified = answer(rep, Negotiation{true, false, rep.etag});
+  EXPECT_EQ(not_modified.status, 304u);
+  EXPECT_TRUE(not_modified.body.empty());
+  EXPECT_EQ(header(not_modified, "ETag"), rep.etag);
+  // The identity ETag does not validate the gzip bytes.
+  EXPECT_EQ(answer(rep, Negotiation{true, true, rep.etag}).status, 200u);
+}
+
+TEST(Validators, SmallBodiesAndOtherMethodsStayAsTheyAre) {
+  const auto small = represent(json_response(200, {{"a", 1}}), true);
+  EXPECT_TRUE(small.gzip.empty());
+  EXPECT_EQ(answer(small, Negotiation{true, true, ""}).body, small.body);
+
+  const auto posted = finish(json_response(200, {{"a", 1}}), Negotiation{false, true, "*"});
+  EXPECT_EQ(posted.status, 200u);
+  EXPECT_EQ(header(posted, "ETag"), "");
+  const auto got = finish(json_response(200, {{"a", 1}}), Negotiation{true, false, "*"});
+  EXPECT_EQ(got.status, 304u);
+}
+
+TEST(CacheKey, CanonicalAndUnambiguous) {
+  ApiRequest a;
+  a.method = "GET";
+  a.path = "/api/v1/runs";
+  a.query = parse_query("platform=BMG&threshold=0.9");
+  ApiRequest b = a;
+  b.method = "HEAD";
+  b.query = parse_query("threshold=0.9&platform=BMG");
+  EXPECT_EQ(cache_key(a), cache_key(b));
+  ApiRequest c = a;
+  c.query = {{"platform", "BMG&threshold=0.9"}};
+  EXPECT_NE(cache_key(a), cache_key(c));
+  ApiRequest d = a;
+  d.path = "/api/v1/runs/x";
+  EXPECT_NE(cache_key(a), cache_key(d));
+}
+
+TEST(ResponseCache, HitsOnlyUnderTheGenerationItWasMadeUnder) {
+  ResponseCache cache(1 << 20);
+  EXPECT_TRUE(cache.put("k", 5, rep_of("a")));
+  EXPECT_NE(cache.find("k", 5), nullptr);
+  EXPECT_EQ(cache.find("other", 5), nullptr);
+  EXPECT_EQ(cache.find("k", 6), nullptr);  // a write committed: everything goes
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  // A handler that started before the write and finished after it: its answer is never kept.
+  EXPECT_FALSE(cache.put("k", 5, rep_of("a")));
+  EXPECT_EQ(cache.find("k", 6), nullptr);
+  EXPECT_TRUE(cache.put("k", 6, rep_of("b")));
+  EXPECT_NE(cache.find("k", 6), nullptr);
+}
+
+TEST(ResponseCache, BoundedInBytesLeastRecentlyUsedFirst) {
+  const std::size_t max = 64 << 10;
+  ResponseCache cache(max);
+  EXPECT_FALSE(cache.put("huge", 1, sized(max / 8 + 1)));  // above an eighth of the bound: never kept
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(cache.put("k" + std::to_string(i), 1, sized(4000)));
+    ASSERT_LE(cache.bytes(), max);
+    if (i >= 1) ASSERT_NE(cache.find("k0", 1), nullptr) << i;  // k0 is used after every insert: it stays
+  }
+  EXPECT_GT(cache.entries(), 10u);
+  EXPECT_LT(cache.entries(), 20u);
+  EXPECT_EQ(cache.find("k1", 1), nullptr);  // the oldest unused ones went
+  EXPECT_NE(cache.find("k199", 1), nullptr);
+  // Replacing an entry does not count it twice.
+  const auto before = cache.bytes();
+  ASSERT_TRUE(cache.put("k199", 1, sized(4000)));
+  EXPECT_EQ(cache.bytes(), before);
+}
+
+TEST(ResponseCache, OffAtZero) {
+  ResponseCache cache(0);
+  EXPECT_FALSE(cache.enabled());
+  EXPECT_FALSE(cache.put("k", 1, rep_of("a")));
+  EXPECT_EQ(cache.find("k", 1), nullptr);
+}
+
+class GenerationTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir_{"perftriage-cache"};
+};
+
+TEST_F(GenerationTest, MovesOnAWriteThroughAnotherConnection) {
+  Settings settings;
+  settings.db_path = dir_.file("db.sqlite");
+  AppContext app(settings);
+  {
+    auto store = app.store();  // migrates the new file
+    ASSERT_TRUE(store) << store.error().message;
+  }
+  const auto g1 = app.generation();
+  ASSERT_TRUE(g1);
+  EXPECT_EQ(app.generation(), g1);  // nothing written: the same
+  {
+    auto store = app.store();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(schema::create_token((*store)->db(), "writer", {"read"}, std::nullopt));
+  }
+  const auto g2 = app.generation();
+  ASSERT_TRUE(g2);
+  EXPECT_GT(*g2, *g1);
+  EXPECT_EQ(app.generation(), g2);
+  // A second process's write reaches the watcher the same way (through the file); a separate AppContext stands in.
+  AppContext other(settings);
+  {
+    auto store = other.store();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(schema::create_token((*store)->db(), "other", {"read"}, std::nullopt));
+  }
+  EXPECT_GT(*app.generation(), *g2);
+}
+
+TEST_F(GenerationTest, UnknownForAnInMemoryDatabase) {
+  Settings settings;
+  settings.db_path = ":memory:";
+  AppContext app(settings);
+  EXPECT_FALSE(app.generation());
+  ResponseCache cache(1 << 20);
+  ApiRequest head;
+  head.method = "GET";
+  head.path = "/api/v1/runs";
+  const auto ticket = cache.lookup(head, app, Negotiation::of(head));
+  EXPECT_FALSE(ticket.hit);
+  EXPECT_FALSE(ticket.generation);  // nothing will be stored
+}
+
+TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
+  Settings settings;
+  settings.db_path = dir_.file("db.sqlite");
+  AppContext app(settings);
+  ASSERT_TRUE(app.store());
+  ResponseCache cache(1 << 20);
+  ApiRequest head;
+  head.method = "GET";
+  head.path = "/api/v1/runs";
+  head.headers["accept-encoding"] = "gzip";
+  const auto negotiation = Negotiation::of(head);
+  const std::string body = json_rows(100);
+
+  auto ticket = cache.lookup(head, app, negotiation);
+  ASSERT_FALSE(ticket.hit);
+  ASSERT_TRUE(ticket.generation);
+  const auto first = cache.fill(ticket, text_response(200, "application/json", body), negotiation, app);
+  EXPECT_EQ(gunzip(first.body), body);
+
+  head.method = "HEAD";  // HEAD is answered from GET's entry
+  ticket = cache.lookup(head, app, negotiation);
+  ASSERT_TRUE(ticket.hit);
+  EXPECT_EQ(header(*ticket.hit, "ETag"), header(first, "ETag"));
+
+  // A write commits while a handler runs: its answer is stale at once.
+  ticket = cache.lookup(get("/api/v1/other"), app, negotiation);
+  ASSERT_FALSE(ticket.hit);
+  {
+    auto store = app.store();
+    ASSERT_TRUE(schema::create_token((*store)->db(), "writer", {"read"}, std::nullopt));
+  }
+  cache.fill(ticket, text_response(200, "application/json", "old"), negotiation, app);
+  EXPECT_FALSE(cache.lookup(get("/api/v1/other"), app, negotiation).hit);
+  EXPECT_FALSE(cache.lookup(head, app, negotiation).hit);
+}
+
+}  // namespace
+}  // namespace perftriage::server
