@@ -1,7 +1,8 @@
 #pragma once
 // Read-only aggregates for the dashboard (server/routes/dashboard.cpp): a cheap run list for pickers, the last runs
 // of each platform, and per-run group statistics (suite x dtype x mode): the summaries stored at ingest (run_groups)
-// at the default threshold, else counted in SQL over the run's rows. Free functions over a Database; each is one or two statements.
+// at the default threshold, else counted in SQL over the run's rows. Free functions over a Database; each is one or two
+// statements.
 #include <cstdint>
 #include <optional>
 #include <string>

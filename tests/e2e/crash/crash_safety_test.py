@@ -629,11 +629,18 @@ def main():
         by_key = {u.key: u for u in uploads}
         acked = [u for u in uploads if u.state == "acked"]
         t_runs = time.monotonic()
-        status, runs = live.get_json("/api/v1/runs")
-        checks.check(status == 200, "GET /runs answers %d" % status)
+        pages, cursor = [], None
+        while True:  # every page of GET /runs (newest first, next_cursor)
+            status, runs = live.get_json("/api/v1/runs?limit=1000" +
+                                         ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+            checks.check(status == 200, "GET /runs answers %d" % status)
+            pages.extend((runs or {}).get("runs", []))
+            cursor = (runs or {}).get("next_cursor") if status == 200 else None
+            if not cursor:
+                break
         marks.append(("GET /runs took", time.monotonic() - t_runs))
         listed = {}
-        for r in (runs or {}).get("runs", []):
+        for r in pages:
             checks.check(r["key"] not in listed, "GET /runs lists %s twice" % r["key"])
             checks.check(r["key"] in by_key, "GET /runs lists %s, which the test did not upload" % r["key"])
             listed[r["key"]] = r["counts"]

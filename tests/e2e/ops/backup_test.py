@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
@@ -68,6 +69,19 @@ class Server(e2e.Server):
             return status, e2e.json_or_bytes(rest)
         return 503, b"queue full 200 times"
 
+
+def all_runs(server):
+    """Every run key GET /api/v1/runs lists, page after page (next_cursor); the first non-200 status stops it."""
+    keys, cursor = set(), None
+    while True:
+        path = "/api/v1/runs?limit=1000" + ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else "")
+        status, body = server.request("GET", path)
+        if status != 200:
+            return status, keys
+        keys |= {r.get("key") for r in body.get("runs", [])}
+        cursor = body.get("next_cursor")
+        if not cursor:
+            return status, keys
 
 def make_upload(rng, thread, seq):
     """A distinct upload: run key, files [(path, csv, rows)]."""
@@ -226,8 +240,7 @@ def main():
         have, _ = runs_in(restored)
         other = Server(cli.binary, restored, workdir, "restored")
         try:
-            status, body = other.request("GET", "/api/v1/runs")
-            served = {r.get("key") or r.get("run") for r in body.get("runs", [])} if status == 200 else set()
+            status, served = all_runs(other)
             check("the restored database serves: GET /api/v1/runs lists its %d runs" % len(have),
                   status == 200 and served == set(have), (status, len(served), len(have)))
         finally:
@@ -248,8 +261,7 @@ def main():
               status == 200 and isinstance(body, dict) and body.get("run") == victim and
               body.get("deleted", {}).get("results") == uploads.acked[victim][1] and
               body.get("deleted", {}).get("files", 0) >= 1, (status, body))
-        status, body = srv.request("GET", "/api/v1/runs")
-        listed = {r.get("key") or r.get("run") for r in body.get("runs", [])} if status == 200 else set()
+        status, listed = all_runs(srv)
         check("the deleted run is gone from /api/v1/runs (the others stay)",
               victim not in listed and victim2 in listed, (status, len(listed)))
         status, body = srv.request("GET", "/api/v1/runs/" + victim)
