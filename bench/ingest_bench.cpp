@@ -3,16 +3,22 @@
 //   2. parse + insert into a fresh on-disk SQLite database, one transaction (rows/s)
 //   3. sqlite3's own `.import --csv` of the same rows, same machine, same run (rows/s)
 //   4. the whole nightly as one tar.gz over HTTP to the real server (ms)
-// Targets (2-core machine): parse >= 200 MB/s; (2) within 2x of (3); (4) < 300 ms.
+//   5. a 1M-row CSV (the nightly's performance rows, 1M models) through the CLI, `perftriage ingest` as a
+//      subprocess into a fresh database, against `sqlite3 .import --csv` of the same file into a table with the same
+//      columns (median of 3 each)
+// Targets (2-core machine): parse >= 200 MB/s; (2) within 2x of (3); (4) < 300 ms; (5) <= 2.0x, goal <= 1.0x.
+//   ingest_bench [--big-rows N]      (N rows for 5, default 1,000,000; 0 skips it)
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "bench/nightly.hpp"
+#include "common/strings.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "server/app/app_context.hpp"
 #include "server/http/http_server.hpp"
@@ -49,10 +55,82 @@ void write_import_csvs(const std::vector<ingest::InputFile>& nightly, const fs::
   }
 }
 
+// One performance CSV of `rows` rows in the nightly's format (its header, one model a row), in the layout the CLI
+// reads the axes from: dir/huggingface/bfloat16/inference/performance/...csv. Returns the file's path.
+fs::path write_big_csv(const fs::path& dir, std::size_t rows) {
+  const auto sample = bench::make_nightly(1);
+  const std::string& perf = sample.front().bytes;  // huggingface float32 inference performance: its header
+  const fs::path path = dir / "huggingface/bfloat16/inference/performance" /
+                        "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv";
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << perf.substr(0, perf.find('\n') + 1);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> speed(0.55, 2.6), lat(1.0, 400.0), comp(5.0, 200.0);
+  std::uniform_int_distribution<int> calls(50, 2000);
+  std::string chunk;
+  for (std::size_t i = 0; i < rows; ++i) {
+    chunk += fmt::format("xpu,model_{:07d},{},{:.6f},{:.6f},{:.6f},0.000000,0,0,{},1,0,0,0,0,0\n", i, 1 << (i % 8),
+                         speed(rng), lat(rng), comp(rng), calls(rng));
+    if (chunk.size() > (1u << 20)) {
+      out << chunk;
+      chunk.clear();
+    }
+  }
+  out << chunk;
+  return path;
+}
+
+// Wall time of a shell command, or a negative number when it fails.
+double time_command(const std::string& cmd) {
+  const auto t0 = Clock::now();
+  const int rc = std::system(cmd.c_str());
+  return rc == 0 ? ms_since(t0) : -1;
+}
+
+// 5. `perftriage ingest` of a big CSV vs `sqlite3 .import` of the same file into a table with the same columns.
+bool cli_ratio(const fs::path& dir, std::size_t rows) {
+  const fs::path tree = dir / "big";
+  const fs::path csv = write_big_csv(tree, rows);
+  const fs::path db = dir / "cli.sqlite", imported = dir / "import.sqlite";
+  std::string columns;  // the CSV's own header: dev, name TEXT; the numbers NUMERIC, as the values are
+  {
+    std::ifstream in(csv);
+    std::string header;
+    std::getline(in, header);
+    for (const auto& name : split(header, ',', EmptyParts::keep))
+      columns += fmt::format("{}{} {}", columns.empty() ? "" : ", ", name,
+                             name == "dev" || name == "name" ? "TEXT" : "NUMERIC");
+  }
+  std::vector<double> cli_ms, import_ms;
+  for (int i = 0; i < 3; ++i) {
+    for (const auto& f : {db, imported})
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(f.string() + suffix);
+    cli_ms.push_back(time_command(fmt::format("'{}' ingest --db '{}' --platform BMG --run big '{}' >/dev/null",
+                                              PERFTRIAGE_BINARY, db.string(), tree.string())));
+    import_ms.push_back(
+        time_command(fmt::format("sqlite3 '{}' -cmd 'PRAGMA journal_mode=WAL' -cmd 'PRAGMA synchronous=NORMAL' "
+                                 "'CREATE TABLE perf({})' '.import --csv --skip 1 {} perf' >/dev/null",
+                                 imported.string(), columns, csv.string())));
+    if (cli_ms.back() < 0 || import_ms.back() < 0) {
+      fmt::print("{} failed\n", cli_ms.back() < 0 ? "perftriage ingest" : "sqlite3 .import");
+      return false;
+    }
+  }
+  const double cli = median(cli_ms), imp = median(import_ms);
+  fmt::print(
+      "{}-row CSV ({:.0f} MB): perftriage ingest (CLI) {:.0f} ms, sqlite3 .import {:.0f} ms: {:.2f}x  "
+      "(target <= 2.0x, goal <= 1.0x)\n",
+      rows, fs::file_size(csv) / 1e6, cli, imp, cli / imp);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto nightly = bench::make_nightly();
+  std::size_t big_rows = 1000000;  // --big-rows N: the CLI ratio's file (0 = skip it)
+  if (argc > 2 && std::string_view(argv[1]) == "--big-rows") big_rows = std::strtoull(argv[2], nullptr, 10);
   // --import-csv DIR: write the rows sqlite3 .import gets, for profiling it the same way.
   if (argc > 2 && std::string_view(argv[1]) == "--import-csv") {
     write_import_csvs(nightly, argv[2]);
@@ -181,6 +259,8 @@ int main(int argc, char** argv) {
     fmt::print("nightly over HTTP:  {:8.1f} ms  (tar.gz {:.2f} MB; target < 300 ms)\n", median(http_ms),
                body.size() / 1e6);
   }
+  // 5. the CLI on a 1M-row file
+  const bool big_ok = big_rows == 0 || cli_ratio(dir, big_rows);
   fs::remove_all(dir);
-  return 0;
+  return big_ok ? 0 : 1;
 }

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The read path under load, next to a static-file server: every dashboard call under `wrk -c64` against
+# `perftriage serve` while UPLOADERS clients post nightlies, and against Debian's nginx serving the same bytes from
+# files, in the same run (issue 13). Target per call: >= 0.5x nginx's req/s, p99 < 50 ms, 0 errors. The targets are
+# reported, not asserted: the script fails only when something cannot be set up.
+#   bench/load.sh [DB]            (default /tmp/perftriage-load.sqlite, generated when missing, reused as is after)
+# Env: DB (the same as the argument), PLATFORMS / RUNS / MODELS (generator size, default 3 x 70 nightlies x 170
+#      models: 210 nightlies, 2.14M rows), DURATION (seconds of wrk per call and server, default 10), CONNECTIONS (64),
+#      THREADS (wrk threads, 2), UPLOADERS (4), NGINX_WORKERS (2), and bench/lib.sh's BUILD, PERFTRIAGE,
+#      KEEP_UPLOADS, ACCESS_LOG, SERVE_ARGS. wrk and nginx-light come from scripts/install-bench-deps.sh when missing.
+# Each call's body is fetched once with curl (no Accept-Encoding, as wrk sends none: the identity bytes) and nginx
+# serves that file. The uploaders run only while perftriage is measured; every upload is a new run (a write
+# transaction, so each one invalidates the response cache), and those runs are deleted from DB at exit.
+# Output: one markdown table row per call (paste it into docs/performance.md), with the share of perftriage's answers
+# that came from its response cache (GET /metrics, perftriage_cache_lookups_total), then the uploads completed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+
+DB=${1:-${DB:-/tmp/perftriage-load.sqlite}}
+PLATFORMS=${PLATFORMS:-3}
+RUNS=${RUNS:-70}
+MODELS=${MODELS:-170}
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+UPLOADERS=${UPLOADERS:-4}
+NGINX_WORKERS=${NGINX_WORKERS:-2}
+
+NGINX_PID=""
+# nginx_start DIR: nginx serving DIR/www on a free port of 127.0.0.1 (own config, no log, no daemon); sets NGINX_BASE.
+nginx_start() {
+  local dir=$1 port _
+  port=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
+  mkdir -p "$dir/tmp"
+  chmod -R a+rX "$BENCH_TMP"  # nginx's workers run as nobody when started by root
+  cat >"$dir/nginx.conf" <<EOF
+worker_processes $NGINX_WORKERS;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  default_type application/json;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_timeout 60s;
+  keepalive_requests 100000000;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  server {
+    listen 127.0.0.1:$port;
+    root $dir/www;
+  }
+}
+EOF
+  "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
+  NGINX_PID=$!
+  NGINX_BASE=http://127.0.0.1:$port
+  for _ in $(seq 1 100); do
+    curl -fs -o /dev/null "$NGINX_BASE/c1" && return 0
+    kill -0 "$NGINX_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$dir/stdout.log" "$dir/error.log" >&2 2>/dev/null || true
+  bench_die "nginx did not start ($NGINX -p $dir -c $dir/nginx.conf)"
+}
+nginx_stop() {
+  [ -n "$NGINX_PID" ] || return 0
+  kill "$NGINX_PID" 2>/dev/null || true
+  wait "$NGINX_PID" 2>/dev/null || true
+  NGINX_PID=""
+}
+bench_on_exit nginx_stop
+
+# run_wrk URL: "REQ_PER_S P99_MS ERRORS REQUESTS" from wrk's report (errors: non-2xx/3xx answers + socket errors).
+run_wrk() {
+  local out
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency "$1" 2>&1) ||
+    bench_die "wrk $1 failed: $out"
+  python3 -c '
+import re, sys
+t = sys.stdin.read()
+def num(pattern, default=0.0):
+    m = re.search(pattern, t, re.M)
+    return float(m.group(1)) if m else default
+unit = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
+m = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$", t, re.M)
+p99 = float(m.group(1)) * unit[m.group(2)] if m else float("nan")
+sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", t)
+errors = int(num(r"Non-2xx or 3xx responses:\s+(\d+)")) + (sum(map(int, sock.groups())) if sock else 0)
+print("%.0f %.2f %d %d" % (num(r"Requests/sec:\s+([\d.]+)"), p99, errors, num(r"(\d+) requests in")))' <<<"$out"
+}
+
+# cache_lookups: "HITS MISSES" of the response cache so far (GET /metrics).
+cache_lookups() {
+  curl -fs "$PT_BASE/metrics" | awk '/^perftriage_cache_lookups_total\{cache="response",result="hit"\}/ { h = $2 }
+    /^perftriage_cache_lookups_total\{cache="response",result="miss"\}/ { m = $2 } END { print h + 0, m + 0 }'
+}
+
+bench_tools load
+bench_build
+bench_history "$DB" "$PLATFORMS" "$RUNS" "$MODELS"
+bench_db_stats "$DB"
+bench_serve "$DB"
+BENCH_DB=$DB
+bench_params
+bench_calls
+token=$(bench_token "$DB" upload)
+bench_nightlies "$((UPLOADERS > 0 ? UPLOADERS : 1))" "$MODELS"
+echo "# load: $DB: $DB_ROWS result rows, $DB_RUNS runs ($PLATFORM_LIST); $BIN; $(nproc) cores"
+echo "# wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency per call and server; $UPLOADERS uploaders" \
+  "($(($(stat -c %s "$BENCH_TMP/nightly-1.tar.gz") / 1000)) KB nightlies) while perftriage is measured;" \
+  "nginx $NGINX_WORKERS workers; perftriage access_log=${ACCESS_LOG:-true} ${SERVE_ARGS:-}"
+
+www=$BENCH_TMP/nginx/www
+mkdir -p "$www"
+bytes=()
+for i in "${!CALLS[@]}"; do
+  path=${CALLS[i]#*|}
+  read -r status _ size < <(bench_time_get "$PT_BASE$path" "$www/c$((i + 1))")
+  [ "$status" = 200 ] || bench_die "GET $path answered $status: $(head -c 300 "$www/c$((i + 1))")"
+  bytes+=("$size")
+done
+nginx_start "$BENCH_TMP/nginx"
+# One upload first (after the bodies were fetched): the uploaders' setup works.
+read -r status _ < <(bench_upload "$token" "$BENCH_TMP/nightly-1.tar.gz" "bench-$$-preflight" "$PLATFORM")
+[ "$status" = 201 ] || bench_die "a nightly upload was refused: $(cat "$BENCH_TMP/upload-refused.json" 2>/dev/null)"
+
+echo "| call | bytes | perftriage req/s | nginx req/s | ratio | p99 ms | errors | cache hits | uploads ok/failed | target (>=0.5x, p99<50ms, 0 errors) |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+total_ok=0 total_failed=0 missed=0
+for i in "${!CALLS[@]}"; do
+  name=${CALLS[i]%%|*}
+  path=${CALLS[i]#*|}
+  bench_uploaders_start "$UPLOADERS" "$token" "c$i"
+  read -r hits0 misses0 < <(cache_lookups)
+  read -r pt_rps pt_p99 pt_err _ < <(run_wrk "$PT_BASE$path")
+  read -r hits1 misses1 < <(cache_lookups)
+  bench_uploaders_stop
+  hit_pct=$(bench_calc "round(100 * ($hits1 - $hits0) / max(1, $hits1 - $hits0 + $misses1 - $misses0), 1)")
+  read -r ng_rps _ ng_err _ < <(run_wrk "$NGINX_BASE/c$((i + 1))")
+  ((ng_err == 0)) || bench_note "nginx answered $ng_err errors on $name"
+  total_ok=$((total_ok + UPLOADS_OK))
+  total_failed=$((total_failed + UPLOADS_FAILED))
+  verdict=$(python3 -c '
+import sys
+pt, ng, p99, err = map(float, sys.argv[1:])
+ratio = pt / ng if ng else 0
+miss = [m for ok, m in ((ratio >= 0.5, "ratio"), (p99 < 50, "p99"), (err == 0, "errors")) if not ok]
+print("%.2f %s" % (ratio, "ok" if not miss else "MISS:" + ",".join(miss)))' "$pt_rps" "$ng_rps" "$pt_p99" "$pt_err")
+  [[ ${verdict#* } == ok ]] || missed=$((missed + 1))
+  echo "| $name | ${bytes[i]} | $pt_rps | $ng_rps | ${verdict%% *}x | $pt_p99 | $pt_err | $hit_pct% |" \
+    "$UPLOADS_OK/$UPLOADS_FAILED (median ${UPLOAD_MEDIAN_MS} ms) | ${verdict#* } |"
+done
+echo "# uploads completed while perftriage was measured: $total_ok ($total_failed failed)," \
+  "$((total_ok * MODELS * 60)) rows; calls on target: $((${#CALLS[@]} - missed))/${#CALLS[@]}"
+echo "# paths: $(printf '%s ' "${CALLS[@]#*|}")"
