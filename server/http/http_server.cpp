@@ -514,9 +514,10 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool queued = pool.try_submit(
         [self, api = std::move(head_), ticket = std::move(ticket), negotiation, version, keep_alive, head]() mutable {
           const bool large = api.bytes().size() >= kTrimAfterBytes;
-          auto res = self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
+          auto res = self->pools_.cache.run(ticket, negotiation, self->app_, [&] {
+            return self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
+          });
           if (large) malloc_trim(0);
-          res = self->pools_.cache.fill(ticket, std::move(res), negotiation, self->app_);
           asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
             self->respond(std::move(res), version, keep_alive, head);
           });

@@ -223,6 +223,35 @@ ApiResponse ResponseCache::fill(const Ticket& ticket, ApiResponse response, cons
   return answer(*rep, negotiation);
 }
 
+std::shared_ptr<ResponseCache::Flight> ResponseCache::join_flight(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  auto& flight = flights_[key];
+  if (!flight) flight = std::make_shared<Flight>();
+  ++flight->users;
+  return flight;
+}
+
+void ResponseCache::leave_flight(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  const auto it = flights_.find(key);
+  if (it != flights_.end() && --it->second->users == 0) flights_.erase(it);
+}
+
+ApiResponse ResponseCache::run(const Ticket& ticket, const Negotiation& negotiation, AppContext& app,
+                               const std::function<ApiResponse()>& handler) {
+  if (!ticket.generation) return fill(ticket, handler(), negotiation, app);
+  const auto flight = join_flight(ticket.key);
+  struct Leave {
+    ResponseCache* cache;
+    const std::string& key;
+    ~Leave() { cache->leave_flight(key); }
+  } leave{this, ticket.key};
+  std::lock_guard computing(flight->computing);
+  // The request before this one on the key may have filled it while this one waited.
+  if (const auto entry = find(ticket.key, *ticket.generation)) return answer(*entry, negotiation);
+  return fill(ticket, handler(), negotiation, app);
+}
+
 std::shared_ptr<const Representation> ResponseCache::find(const std::string& key, std::uint64_t generation) {
   std::lock_guard lock(mutex_);
   advance_locked(generation);

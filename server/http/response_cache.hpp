@@ -16,6 +16,7 @@
 // that is never kept; the least recently used entries go first. A hit is answered on the I/O thread.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -87,6 +88,11 @@ class ResponseCache {
   Ticket lookup(const ApiRequest& head, AppContext& app, const Negotiation& negotiation);
   // After the handler (on the pool thread): the answer to send, stored when the ticket allows and it is cacheable.
   ApiResponse fill(const Ticket& ticket, ApiResponse response, const Negotiation& negotiation, AppContext& app);
+  // A miss, on the pool thread: runs `handler` and fills the cache, one request per key at a time. When a write has
+  // just emptied the cache, every connection asking for the same answer misses at once; the first one computes it
+  // and the others, waiting on the same key, answer from its entry instead of computing it again (single flight).
+  ApiResponse run(const Ticket& ticket, const Negotiation& negotiation, AppContext& app,
+                  const std::function<ApiResponse()>& handler);
 
   // The entry of `key` if it was made under `generation`. A newer generation drops every entry first.
   std::shared_ptr<const Representation> find(const std::string& key, std::uint64_t generation);
@@ -105,6 +111,13 @@ class ResponseCache {
     std::shared_ptr<const Representation> entry;
     std::size_t bytes;
   };
+  // One per key being computed; `users` counts the requests holding or waiting for it.
+  struct Flight {
+    std::mutex computing;
+    std::size_t users = 0;
+  };
+  std::shared_ptr<Flight> join_flight(const std::string& key);
+  void leave_flight(const std::string& key);
   void clear_locked();
   void advance_locked(std::uint64_t generation);
 
@@ -114,6 +127,7 @@ class ResponseCache {
   std::size_t bytes_ = 0;
   std::list<Node> lru_;  // most recently used first
   std::unordered_map<std::string, std::list<Node>::iterator> index_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;
 };
 
 }  // namespace perftriage::server

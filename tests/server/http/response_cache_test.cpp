@@ -1,13 +1,17 @@
 // The response cache and the validators (server/http/response_cache.hpp): Accept-Encoding and If-None-Match parsing,
 // ETags and gzip variants, 304s, the canonical key, the byte bound and LRU order, entries made under a generation
 // that has moved on, and the generation itself (AppContext::generation over PRAGMA data_version) moving on a write
-// through another connection. tests/e2e/ops/cache_test.py checks the same against a real server, across processes.
+// through another connection; concurrent misses of one key computed once (single flight).
+// tests/e2e/ops/cache_test.py checks the same against a real server, across processes.
 #include "server/http/response_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "schema/token_store.hpp"
 #include "server/app/app_context.hpp"
@@ -290,6 +294,43 @@ TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
   cache.fill(ticket, text_response(200, "application/json", "old"), negotiation, app);
   EXPECT_FALSE(cache.lookup(get("/api/v1/other"), app, negotiation).hit);
   EXPECT_FALSE(cache.lookup(head, app, negotiation).hit);
+}
+
+TEST_F(GenerationTest, ConcurrentMissesOfOneKeyComputeItOnce) {
+  Settings settings;
+  settings.db_path = dir_.file("db.sqlite");
+  AppContext app(settings);
+  ASSERT_TRUE(app.store());
+  ResponseCache cache(1 << 20);
+  const auto head = get("/api/v1/compare");
+  const auto negotiation = Negotiation::of(head);
+  // Eight requests miss together, as after a write under load; each runs in its own pool thread.
+  std::vector<ResponseCache::Ticket> tickets;
+  for (int i = 0; i < 8; ++i) tickets.push_back(cache.lookup(head, app, negotiation));
+  ASSERT_TRUE(tickets.front().generation);
+  std::atomic<int> computed{0};
+  std::vector<std::string> bodies(tickets.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < tickets.size(); ++i) {
+    threads.emplace_back([&, i] {
+      auto res = cache.run(tickets[i], negotiation, app, [&] {
+        ++computed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the others arrive while it computes
+        return text_response(200, "application/json", json_rows(50));
+      });
+      bodies[i] = res.body;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(computed.load(), 1);
+  for (const auto& b : bodies) EXPECT_EQ(b, json_rows(50));
+  // A different key is not held up by it, and is computed on its own.
+  auto other = cache.lookup(get("/api/v1/slow"), app, negotiation);
+  cache.run(other, negotiation, app, [&] {
+    ++computed;
+    return text_response(200, "application/json", "[]");
+  });
+  EXPECT_EQ(computed.load(), 2);
 }
 
 }  // namespace
