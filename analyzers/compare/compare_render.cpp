@@ -1,22 +1,13 @@
 #include "analyzers/compare/compare_render.hpp"
 
+#include <optional>
+#include <string_view>
+
 #include "analyzers/compare/text.hpp"
+#include "common/json_writer.hpp"
 
 namespace perftriage::analyzers::compare {
 namespace {
-
-using nlohmann::json;
-
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
-
-json side_json(const SideSummary& s) {
-  return {
-      {"cases", s.cases},
-      {"passing", s.passing},
-      {"pass_rate", opt(s.pass_rate)},
-      {"geomean_speedup",
-       {{"unclipped_hud", opt(s.geomean_speedup_unclipped)}, {"clipped_at_1_runner", opt(s.geomean_speedup_clipped)}}}};
-}
 
 std::string speedup_text(const CaseSide& s) {
   if (!s.present) return "";
@@ -37,90 +28,109 @@ std::string aggregate_row(const std::string& label, const GroupAggregate& g) {
          std::to_string(g.regressions) + " | " + std::to_string(g.improvements) + " |\n";
 }
 
+// Each object's keys are written in byte order: the order the body had when it was an nlohmann::json document (a
+// std::map), which clients and the tests see. tests/analyzers/compare checks it by dumping the parsed body again.
+void write_case(JsonWriter& w, const CaseComparison& c) {
+  const auto speed = [](const CaseSide& s) { return s.present ? s.speedup : std::nullopt; };
+  const auto text_or_null = [&](std::string_view name, const std::string& v) {
+    if (v.empty()) {
+      w.key(name).null();
+    } else {
+      w.member(name, v);
+    }
+  };
+  w.begin_object();
+  w.member("base_compiled_ms", c.base.compiled_ms).member("base_eager_ms", c.base.eager_ms);
+  w.member("base_speedup", speed(c.base)).member("config", c.key.config).member("dtype", c.key.dtype);
+  w.member("eager_ratio", c.eager_ratio).member("inductor_ratio", c.inductor_ratio);
+  w.member("mode", c.key.mode).member("model", c.key.model);
+  w.key("moved").begin_array();
+  for (const auto& m : c.moved) w.string(m);
+  w.end_array();
+  text_or_null("severity", c.severity);
+  w.member("speedup_ratio", c.speedup_ratio());
+  text_or_null("status_change", c.status_change);
+  w.member("suite", c.key.suite);
+  w.member("target_compiled_ms", c.target.compiled_ms).member("target_eager_ms", c.target.eager_ms);
+  w.member("target_speedup", speed(c.target)).member("verdict", to_string(c.verdict));
+  w.end_object();
+}
+
+void write_side(JsonWriter& w, std::string_view name, const SideSummary& s) {
+  w.key(name).begin_object().member("cases", s.cases);
+  w.key("geomean_speedup").begin_object();
+  w.member("clipped_at_1_runner", s.geomean_speedup_clipped).member("unclipped_hud", s.geomean_speedup_unclipped);
+  w.end_object();
+  w.member("pass_rate", s.pass_rate).member("passing", s.passing).end_object();
+}
+
+void write_ratio(JsonWriter& w, std::string_view name, const std::optional<double>& geomean, std::int64_t cases) {
+  w.key(name).begin_object().member("cases", cases).member("geomean", geomean).end_object();
+}
+
+void write_verdicts(JsonWriter& w, const GroupAggregate& g) {
+  w.key("verdicts").begin_object();
+  w.member("improvement", g.improvements).member("missing", g.missing).member("new", g.added);
+  w.member("new_failed", g.new_failed).member("new_passed", g.new_passed).member("red", g.red);
+  w.member("regression", g.regressions).member("unchanged", g.unchanged);
+  w.end_object();
+}
+
+// The members of one group; `where` (suite, dtype, mode) goes in among them for the by_suite_dtype_mode entries.
+void write_group(JsonWriter& w, const GroupAggregate& g, const SuiteDtypeMode* where = nullptr) {
+  w.begin_object();
+  write_side(w, "base", g.base);
+  w.member("cases", g.cases).member("compared", g.compared);
+  write_ratio(w, "compile_latency_ratio", g.compile_latency_ratio, g.compile_latency_cases);
+  if (where) w.member("dtype", std::get<1>(*where));
+  w.member("geomean_eager_ratio", g.geomean_eager_ratio).member("geomean_inductor_ratio", g.geomean_inductor_ratio);
+  if (where) w.member("mode", std::get<2>(*where));
+  write_ratio(w, "peak_memory_ratio", g.peak_memory_ratio, g.peak_memory_cases);
+  if (where) w.member("suite", std::get<0>(*where));
+  write_side(w, "target", g.target);
+  write_verdicts(w, g);
+  w.end_object();
+}
+
+void write_aggregates(JsonWriter& w, const Aggregates& a) {
+  w.begin_object();
+  w.key("by_suite").begin_object();
+  for (const auto& [suite, g] : a.by_suite) write_group(w.key(suite), g);
+  w.end_object();
+  w.key("by_suite_dtype_mode").begin_array();
+  for (const auto& [key, g] : a.by_suite_dtype_mode) write_group(w, g, &key);
+  w.end_array();
+  w.key("conventions").begin_object();
+  w.member("clipped_at_1_runner", "geometric mean of max(speedup, 1) (runner.py, inductor_summary.py)");
+  w.member("ratios", "base latency / target latency (< 1 = target slower), perf_comparison.py");
+  w.member("set",
+           "cases present and passing on both sides (HUD pass rule: accuracy pass, pass_due_to_skip or "
+           "eager_variation, speedup != 0); pass_rate is passing / cases of each side");
+  w.member("unclipped_hud", "geometric mean of speedup, not clipped (PyTorch HUD)");
+  w.end_object();
+  w.key("overall");
+  write_group(w, a.overall);
+  w.end_object();
+}
+
 }  // namespace
 
-// Built key by key: an initializer list would first build a two-element array per key (6,000 cases a nightly).
-json case_json(const CaseComparison& c) {
-  const auto speed = [](const CaseSide& s) { return s.present ? opt(s.speedup) : json(); };
-  json j(json::value_t::object);
-  auto& o = *j.get_ptr<json::object_t*>();
-  o.emplace("suite", c.key.suite);
-  o.emplace("dtype", c.key.dtype);
-  o.emplace("mode", c.key.mode);
-  o.emplace("config", c.key.config);
-  o.emplace("model", c.key.model);
-  o.emplace("base_speedup", speed(c.base));
-  o.emplace("target_speedup", speed(c.target));
-  o.emplace("base_compiled_ms", opt(c.base.compiled_ms));
-  o.emplace("target_compiled_ms", opt(c.target.compiled_ms));
-  o.emplace("base_eager_ms", opt(c.base.eager_ms));
-  o.emplace("target_eager_ms", opt(c.target.eager_ms));
-  o.emplace("inductor_ratio", opt(c.inductor_ratio));
-  o.emplace("eager_ratio", opt(c.eager_ratio));
-  o.emplace("speedup_ratio", opt(c.speedup_ratio()));
-  o.emplace("status_change", c.status_change.empty() ? json() : json(c.status_change));
-  o.emplace("verdict", to_string(c.verdict));
-  o.emplace("severity", c.severity.empty() ? json() : json(c.severity));
-  o.emplace("moved", c.moved);
-  return j;
-}
-
-json group_json(const GroupAggregate& g) {
-  return {{"cases", g.cases},
-          {"compared", g.compared},
-          {"base", side_json(g.base)},
-          {"target", side_json(g.target)},
-          {"geomean_inductor_ratio", opt(g.geomean_inductor_ratio)},
-          {"geomean_eager_ratio", opt(g.geomean_eager_ratio)},
-          {"compile_latency_ratio", {{"geomean", opt(g.compile_latency_ratio)}, {"cases", g.compile_latency_cases}}},
-          {"peak_memory_ratio", {{"geomean", opt(g.peak_memory_ratio)}, {"cases", g.peak_memory_cases}}},
-          {"verdicts",
-           {{"regression", g.regressions},
-            {"red", g.red},
-            {"improvement", g.improvements},
-            {"unchanged", g.unchanged},
-            {"new_failed", g.new_failed},
-            {"new_passed", g.new_passed},
-            {"missing", g.missing},
-            {"new", g.added}}}};
-}
-
-json aggregates_json(const Aggregates& a) {
-  json by_suite = json::object();
-  for (const auto& [suite, g] : a.by_suite) by_suite[suite] = group_json(g);
-  json groups = json::array();
-  for (const auto& [key, g] : a.by_suite_dtype_mode) {
-    json j = {{"suite", std::get<0>(key)}, {"dtype", std::get<1>(key)}, {"mode", std::get<2>(key)}};
-    j.update(group_json(g));
-    groups.push_back(std::move(j));
-  }
-  return {{"conventions",
-           {{"set",
-             "cases present and passing on both sides (HUD pass rule: accuracy pass, pass_due_to_skip or "
-             "eager_variation, speedup != 0); pass_rate is passing / cases of each side"},
-            {"unclipped_hud", "geometric mean of speedup, not clipped (PyTorch HUD)"},
-            {"clipped_at_1_runner", "geometric mean of max(speedup, 1) (runner.py, inductor_summary.py)"},
-            {"ratios", "base latency / target latency (< 1 = target slower), perf_comparison.py"}}},
-          {"overall", group_json(a.overall)},
-          {"by_suite", by_suite},
-          {"by_suite_dtype_mode", groups}};
-}
-
-json thresholds_json(const Thresholds& t) {
-  return {{"regression", t.regression}, {"red", t.red}, {"improvement", t.improvement}};
-}
-
-json compare_json(const std::string& base_key, const std::string& target_key, const Thresholds& t,
-                  const std::vector<CaseComparison>& cases, const Aggregates& aggregates) {
-  json list(json::value_t::array);
-  auto& items = *list.get_ptr<json::array_t*>();
-  items.reserve(cases.size());
-  for (const auto& c : cases) items.push_back(case_json(c));
-  return {{"base", base_key},
-          {"target", target_key},
-          {"thresholds", thresholds_json(t)},
-          {"aggregates", aggregates_json(aggregates)},
-          {"cases", std::move(list)}};
+std::string compare_json_text(const std::string& base_key, const std::string& target_key, const Thresholds& t,
+                              const std::vector<CaseComparison>& cases, const Aggregates& aggregates) {
+  JsonWriter w(4096 + cases.size() * 512);  // a case is about 480 bytes
+  w.begin_object();
+  w.key("aggregates");
+  write_aggregates(w, aggregates);
+  w.member("base", base_key);
+  w.key("cases").begin_array();
+  for (const auto& c : cases) write_case(w, c);
+  w.end_array();
+  w.member("target", target_key);
+  w.key("thresholds").begin_object();
+  w.member("improvement", t.improvement).member("red", t.red).member("regression", t.regression);
+  w.end_object();
+  w.end_object();
+  return w.take();
 }
 
 std::string case_table_markdown(const std::vector<const CaseComparison*>& cases) {

@@ -187,7 +187,9 @@ Rendered render_comparison(const Comparison& c, const analyzers::compare::Thresh
   const auto& base = c.base.meta.key;
   const auto& target = c.target.meta.key;
   if (format == Format::csv) return rendered_text(format, cmp::compare_csv(c.cases));
-  if (format == Format::json) return rendered_json(cmp::compare_json(base, target, thresholds, c.cases, c.aggregates));
+  if (format == Format::json) {
+    return rendered_text(format, cmp::compare_json_text(base, target, thresholds, c.cases, c.aggregates) + "\n");
+  }
   return rendered_text(Format::md, cmp::compare_markdown(base, target, thresholds, c.cases, c.aggregates));
 }
 

@@ -1,11 +1,14 @@
 // Golden comparison of two small runs. Every expected number below was computed by hand (see the comments).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "analyzers/compare/aggregates.hpp"
 #include "analyzers/compare/case_compare.hpp"
 #include "analyzers/compare/compare_render.hpp"
+#include "common/json_text.hpp"
 #include "tests/analyzers/compare/helpers.hpp"
 
 namespace perftriage::analyzers::compare {
@@ -253,7 +256,7 @@ TEST(CompareThresholds, EmptyKeepsDefaultsAndValuesOverride) {
 
 TEST(CompareRender, JsonHasTheApiShape) {
   const auto cases = compare_cases(base_run(), target_run());
-  const auto j = compare_json("base-run", "target-run", {}, cases, aggregate(cases));
+  const auto j = nlohmann::json::parse(compare_json_text("base-run", "target-run", {}, cases, aggregate(cases)));
   EXPECT_EQ(j["base"], "base-run");
   EXPECT_EQ(j["target"], "target-run");
   ASSERT_EQ(j["cases"].size(), 9u);
@@ -269,6 +272,23 @@ TEST(CompareRender, JsonHasTheApiShape) {
                    *aggregate(cases).overall.base.geomean_speedup_unclipped);
   EXPECT_TRUE(j["aggregates"]["overall"]["base"]["geomean_speedup"].contains("clipped_at_1_runner"));
   EXPECT_EQ(j["aggregates"]["by_suite_dtype_mode"][1]["suite"], TB);
+}
+
+// The body was a dumped nlohmann::json document before it was written directly; it must stay byte for byte what a
+// dump writes: keys in byte order, numbers in nlohmann's format, strings escaped alike.
+TEST(CompareRender, JsonTextIsWhatADumpOfItsDocumentWrites) {
+  auto base = base_run();
+  auto target = target_run();
+  base[0].model = target[0].model = "Model \"quoted\"\t\xC3\x84 \xFF";  // escaping, UTF-8, invalid UTF-8
+  base[0].config = target[0].config = "dynamic";
+  target[2].eager_latency_ms = std::numeric_limits<double>::quiet_NaN();  // written as null, as a dump writes NaN
+  const auto cases = compare_cases(base, target, {0.95, 0.85, 1.05});
+  const std::string text = compare_json_text("base \u00e9", "target\n", {0.95, 0.85, 1.05}, cases, aggregate(cases));
+  EXPECT_EQ(dump_json(nlohmann::json::parse(text)), text);
+  EXPECT_EQ(text.find('\n'), std::string::npos);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_TRUE(doc["cases"][1]["target_eager_ms"].is_null()) << doc["cases"][1];    // ModelC
+  EXPECT_EQ(doc["cases"][6]["model"], "Model \"quoted\"\t\xC3\x84 \xEF\xBF\xBD");  // config "dynamic": last of hf
 }
 
 TEST(CompareRender, CsvHasOneLinePerCase) {
