@@ -7,14 +7,17 @@
 namespace perftriage::schema {
 namespace {
 
-// The file paths are read once per run (kRunFilePaths) instead of joined into every row.
+// The file paths and the case groups are read once (kRunFilePaths, kCaseGroups) instead of joined into every row: a
+// row costs one lookup of its model (case_models), not the `results` view's two.
 constexpr std::string_view kComparisonRows =
-    "SELECT suite, dtype, mode, kind, config, model, batch_size, speedup, speedup_text, abs_latency_ms, "
-    "eager_latency_ms, compilation_latency_s, dynamo_peak_mem_gb, accuracy, failed, accuracy_failed, file_id "
-    "FROM results WHERE run_id = ?1";
+    "SELECT m.group_id, m.model, x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, "
+    "CASE WHEN x.speedup > 0 AND x.abs_latency_ms > 0 THEN x.speedup * x.abs_latency_ms END, "
+    "x.compilation_latency_s, x.dynamo_peak_mem_gb, x.accuracy, x.failed, x.accuracy_failed, x.file_id "
+    "FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = ?1";
+constexpr std::string_view kCaseGroups = "SELECT id, suite, dtype, mode, kind, config FROM case_groups";
 constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
 // Sizes the vector up front: growing a vector of model::ResultRecord (a large struct) costs more than this count.
-constexpr std::string_view kRunRowCount = "SELECT count(*) FROM results WHERE run_id = ?1";
+constexpr std::string_view kRunRowCount = "SELECT count(*) FROM result_rows WHERE run_id = ?1";
 // A case's history is read through its cases (the unique index on suite, model, ...), then the platform's runs
 // (runs_platform_created), then one primary-key probe of result_rows per (run, case): migration 010 keeps no index by
 // case, so that ingest only appends. CROSS JOIN fixes that order.
@@ -77,25 +80,31 @@ Statement& bind_case(Statement& st, const model::CaseRef& c) {
   return st.bind(1, c.suite).bind(2, c.dtype).bind(3, c.mode).bind(4, c.model);
 }
 
+struct CaseGroup {
+  std::string suite, dtype, mode, kind, config;
+};
+
 void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths,
-                         model::ResultRecord& r) {
-  r.suite = st.text(0);
-  r.dtype = st.text(1);
-  r.mode = st.text(2);
-  r.kind = st.text(3);
-  r.config = st.text(4);
-  r.model = st.text(5);
-  r.batch_size = st.int64(6);
-  r.speedup = st.opt_real(7);
-  r.speedup_text = st.text(8);
-  r.abs_latency_ms = st.opt_real(9);
-  r.eager_latency_ms = st.opt_real(10);
-  r.compilation_latency_s = st.opt_real(11);
-  r.dynamo_peak_mem_gb = st.opt_real(12);
-  r.accuracy = st.text(13);
-  r.failed = st.int64(14) != 0;
-  r.accuracy_failed = st.int64(15) != 0;
-  if (const auto it = paths.find(st.int64(16)); it != paths.end()) r.source = it->second;
+                         const std::map<std::int64_t, CaseGroup>& groups, model::ResultRecord& r) {
+  if (const auto g = groups.find(st.int64(0)); g != groups.end()) {
+    r.suite = g->second.suite;
+    r.dtype = g->second.dtype;
+    r.mode = g->second.mode;
+    r.kind = g->second.kind;
+    r.config = g->second.config;
+  }
+  r.model = st.text(1);
+  r.batch_size = st.int64(2);
+  r.speedup = st.opt_real(3);
+  r.speedup_text = st.text(4);
+  r.abs_latency_ms = st.opt_real(5);
+  r.eager_latency_ms = st.opt_real(6);
+  r.compilation_latency_s = st.opt_real(7);
+  r.dynamo_peak_mem_gb = st.opt_real(8);
+  r.accuracy = st.text(9);
+  r.failed = st.int64(10) != 0;
+  r.accuracy_failed = st.int64(11) != 0;
+  if (const auto it = paths.find(st.int64(12)); it != paths.end()) r.source = it->second;
 }
 
 bool same_point(const HistoryPoint& p, const Statement& st) {
@@ -151,6 +160,14 @@ Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int6
     if (!row) break;
     paths.emplace(files.int64(0), files.text(1));
   }
+  std::map<std::int64_t, CaseGroup> groups;
+  PT_ASSIGN(auto group_st, Statement::prepare(db, kCaseGroups));
+  for (;;) {
+    PT_ASSIGN(const bool row, group_st.step());
+    if (!row) break;
+    groups.emplace(group_st.int64(0),
+                   CaseGroup{group_st.text(1), group_st.text(2), group_st.text(3), group_st.text(4), group_st.text(5)});
+  }
   PT_ASSIGN(auto count, Statement::prepare(db, kRunRowCount));
   count.bind(1, run_id);
   PT_ASSIGN(const std::int64_t rows, scalar(count));
@@ -161,7 +178,7 @@ Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int6
   for (;;) {
     PT_ASSIGN(const bool row, st.step());
     if (!row) return out;
-    read_comparison_row(st, paths, out.emplace_back());
+    read_comparison_row(st, paths, groups, out.emplace_back());
   }
 }
 
