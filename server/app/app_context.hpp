@@ -5,10 +5,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
 #include "schema/sqlite.hpp"
+#include "schema/wal_index.hpp"
 #include "schema/store.hpp"
 #include "server/app/observability.hpp"
 #include "server/app/settings.hpp"
@@ -16,6 +19,14 @@
 namespace perftriage::server {
 
 class AppContext;
+
+// What the data looked like at one moment, for the response cache: `generation` moves with every committed write
+// (anything at all), `top` is the global data stamp (migration 011), which moves only with writes that change
+// results. An answer computed after this view was taken saw at least this much.
+struct DataView {
+  std::uint64_t generation = 0;
+  std::int64_t top = 0;
+};
 
 // A store borrowed from the pool, returned when this goes out of scope.
 class StoreLease {
@@ -47,6 +58,12 @@ class AppContext {
   // cannot be known, and nothing may be cached: a ":memory:" database (every connection is a database of its own),
   // or a watcher that cannot open or read.
   std::optional<std::uint64_t> generation();
+  // The generation and the data stamps together, brought up to date first (the stamps are read again only when
+  // the generation moved). nullopt as for generation().
+  std::optional<DataView> data_view();
+  // The newest stamp among `scopes` (schema/data_stamps.hpp) as of the last data_view(); 0 for scopes never written.
+  // An answer that read only these scopes, computed after a view whose `top` is at least this, is still current.
+  std::int64_t newest_stamp(const std::vector<std::string>& scopes);
 
  private:
   friend class StoreLease;
@@ -58,8 +75,14 @@ class AppContext {
   std::mutex watch_mutex_;
   std::optional<schema::Database> watcher_;
   std::optional<schema::Statement> data_version_;  // prepared once on the watcher (destroyed before it)
+  std::optional<schema::Statement> stamps_since_;  // prepared once on the watcher
+  std::optional<schema::WalIndexProbe> probe_;     // the -shm header: a look without a system call
+  bool data_version_ok_ = false;
   std::int64_t last_version_ = 0;
   std::uint64_t generation_ = 0;
+  std::int64_t top_ = 0;
+  bool stamps_known_ = false;  // false: the stamps could not be read (a database without migration 011)
+  std::unordered_map<std::string, std::int64_t> stamps_;
 };
 
 }  // namespace perftriage::server

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -28,10 +29,13 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
+#include <spdlog/common.h>
+#include <spdlog/details/periodic_worker.h>
 #include <spdlog/logger.h>
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 
 #include "common/json_text.hpp"
+#include "common/json_writer.hpp"
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
 #include "server/app/app_context.hpp"
@@ -41,6 +45,47 @@
 #endif
 
 namespace perftriage::server {
+namespace {
+
+// The access log's sink: lines gather in memory and reach stderr in one write(2) when 64 KiB are waiting, when the
+// logger is flushed (every second, and when it goes), so a busy server makes no system call per request. stderr
+// itself stays unbuffered for everything else the process writes.
+class BufferedStderrSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  BufferedStderrSink() { buffer_.reserve(kFlushBytes + 1024); }
+  ~BufferedStderrSink() override {
+    std::lock_guard lock(mutex_);
+    write_out();
+  }
+  BufferedStderrSink(const BufferedStderrSink&) = delete;
+  BufferedStderrSink& operator=(const BufferedStderrSink&) = delete;
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    buffer_.append(formatted.data(), formatted.size());
+    if (buffer_.size() >= kFlushBytes) write_out();
+  }
+  void flush_() override { write_out(); }
+
+ private:
+  static constexpr std::size_t kFlushBytes = 64u << 10;
+  void write_out() noexcept {
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+      const ssize_t n = ::write(STDERR_FILENO, buffer_.data() + done, buffer_.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // a closed or full stderr loses the lines, never the request
+      done += static_cast<std::size_t>(n);
+    }
+    buffer_.clear();
+  }
+  std::string buffer_;
+};
+
+}  // namespace
+
 namespace {
 
 using prometheus::Counter;
@@ -173,12 +218,18 @@ struct Observability::Impl {
       for (const char* r : {"hit", "miss"}) cache.Add({{"cache", c}, {"result", r}});
     for (const char* r : {"connection_cap", "header_timeout", "body_timeout", "idle_timeout", "write_timeout"})
       refused_connections.Add({{"reason", r}});
-    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    auto sink = std::make_shared<BufferedStderrSink>();
     logger = std::make_shared<spdlog::logger>("access", std::move(sink));  // not registered: one per instance
     logger->set_pattern("%v");
     logger->set_level(spdlog::level::info);
-    logger->flush_on(spdlog::level::info);
+    logger->flush_on(spdlog::level::off);  // flushed by the worker below, not per line
+    flusher = std::make_unique<spdlog::details::periodic_worker>([l = logger] { l->flush(); }, std::chrono::seconds(1));
   }
+  ~Impl() {
+    flusher.reset();  // joined before the logger goes; the sink writes what is left when it goes
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   Counter& request_counter(std::string_view route, std::string_view method, unsigned status) {
     std::string key = fmt::format("{}\n{}\n{}", route, method, status);
@@ -224,6 +275,7 @@ struct Observability::Impl {
   Gauge& start_time;
   std::atomic<bool> access_log;
   std::shared_ptr<spdlog::logger> logger;
+  std::unique_ptr<spdlog::details::periodic_worker> flusher;
   std::mutex mutex;
   std::unordered_map<std::string, Counter*> request_series;  // {route, method, status}
   std::unordered_map<std::string, PerRoute> route_cache;
@@ -243,22 +295,29 @@ void Observability::request_done(const RequestRecord& r) {
   series.in->Increment(static_cast<double>(r.bytes_in));
   series.out->Increment(static_cast<double>(r.bytes_out));
   if (!impl_->access_log.load(std::memory_order_relaxed)) return;
-  nlohmann::json line = {
-      {"time", iso_utc_ms(std::chrono::system_clock::now())},
-      {"request_id", r.request_id},
-      {"method", r.method},
-      {"route", route},
-      {"path", r.target},
-      {"status", r.status},
-      {"bytes_in", r.bytes_in},
-      {"bytes_out", r.bytes_out},
-      {"duration_ms", std::round(r.seconds * 1e6) / 1e3},
-      {"token", r.token_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.token_name)},
-      {"remote", r.remote},
-  };
+  // Written straight to text, keys in the order nlohmann::json would dump them (sorted); invalid UTF-8 in a path
+  // is replaced (U+FFFD), never thrown.
+  JsonWriter line(256);
+  line.begin_object()
+      .member("bytes_in", static_cast<std::int64_t>(r.bytes_in))
+      .member("bytes_out", static_cast<std::int64_t>(r.bytes_out))
+      .member("duration_ms", std::round(r.seconds * 1e6) / 1e3)
+      .member("method", r.method)
+      .member("path", r.target)
+      .member("remote", r.remote)
+      .member("request_id", r.request_id)
+      .member("route", route)
+      .member("status", static_cast<std::int64_t>(r.status))
+      .member("time", iso_utc_ms(std::chrono::system_clock::now()));
+  line.key("token");
+  if (r.token_name.empty()) {
+    line.null();
+  } else {
+    line.string(r.token_name);
+  }
+  line.end_object();
   try {
-    // Invalid UTF-8 in a path is replaced (U+FFFD), never thrown.
-    impl_->logger->info(dump_json(line));
+    impl_->logger->info(line.text());
   } catch (...) {  // a full disk or a closed stderr must not fail the request
   }
 }

@@ -107,18 +107,41 @@ ApiRequest request_head(const http::request_header<>& req) {
   return out;
 }
 
-http::response<http::string_body> to_http_response(ApiResponse api, unsigned version, bool keep_alive, bool head) {
-  http::response<http::string_body> res{static_cast<http::status>(api.status), version};
+// The head of every response: security headers, the handler's own, keep-alive and the length.
+template <class Body>
+void set_head(http::response<Body>& res, const ApiResponse& api, bool keep_alive, std::size_t size) {
   res.set(http::field::server, "perftriage");
   if (!api.content_type.empty()) res.set(http::field::content_type, api.content_type);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Content-Security-Policy", api.content_type.rfind("text/html", 0) == 0 ? kCspHtml : kCspNone);
-  for (auto& [name, value] : api.headers) res.set(name, value);
+  for (const auto& [name, value] : api.headers) res.set(name, value);
   res.keep_alive(keep_alive);
-  const auto size = api.body.size();
-  if (!head) res.body() = std::move(api.body);
   if (api.status != 304) res.content_length(size);  // a 304 has no body, and no length of one
+}
+
+http::response<http::string_body> to_http_response(ApiResponse api, unsigned version, bool keep_alive, bool head) {
+  http::response<http::string_body> res{static_cast<http::status>(api.status), version};
+  set_head(res, api, keep_alive, api.body.size());
+  if (!head) res.body() = std::move(api.body);
   return res;
+}
+
+// An answer whose bytes belong to a response cache entry: written from the entry, which this keeps alive.
+struct SharedResponse {
+  std::shared_ptr<const std::string> bytes;
+  http::response<http::buffer_body> res;
+};
+
+std::shared_ptr<SharedResponse> to_shared_response(ApiResponse api, unsigned version, bool keep_alive, bool head) {
+  auto out = std::make_shared<SharedResponse>();
+  out->bytes = std::move(api.shared_body);
+  out->res = http::response<http::buffer_body>{static_cast<http::status>(api.status), version};
+  set_head(out->res, api, keep_alive, out->bytes->size());
+  auto& body = out->res.body();
+  body.data = head || out->bytes->empty() ? nullptr : const_cast<char*>(out->bytes->data());  // only ever read
+  body.size = head ? 0 : out->bytes->size();
+  body.more = false;
+  return out;
 }
 
 std::string mib(std::uint64_t bytes) {
@@ -563,8 +586,17 @@ class Session : public std::enable_shared_from_this<Session> {
     stamp_response(api, record_.request_id);
     for (const auto& h : cors_) api.headers.push_back(h);
     record_.status = api.status;
-    record_.bytes_out = api.body.size();
+    record_.bytes_out = api.bytes().size();
+    if (api.shared_body) return send_shared(to_shared_response(std::move(api), version, keep_alive, head));
     send(to_http_response(std::move(api), version, keep_alive, head));
+  }
+
+  void send_shared(std::shared_ptr<SharedResponse> sp) {
+    phase_ = Phase::writing;
+    response_ = sp;
+    stream_.expires_after(seconds(limits().write_timeout_s));
+    http::async_write(stream_, sp->res,
+                      beast::bind_front_handler(&Session::on_write, shared_from_this(), sp->res.need_eof()));
   }
 
   void send(http::response<http::string_body>&& res) {
@@ -714,10 +746,16 @@ std::shared_ptr<const std::string> too_many_connections_answer(std::size_t cap) 
 
 }  // namespace
 
+// One io_context per I/O thread, each run by its thread alone (concurrency hint 1): a connection lives on one of them
+// from accept to close, so its handlers need no strand and the threads share no scheduler lock, as nginx's workers
+// share nothing. The first one also runs the acceptor, the signals and the drain; it hands each new connection to
+// the next context in turn. Work for the pools is posted back to the connection's own context.
 struct HttpServer::Impl {
   Impl(AppContext& a, const Router& r)
       : app(a),
         router(r),
+        contexts(make_first_context()),
+        ioc(*contexts.front()),
         acceptor(ioc),
         signals(ioc, SIGINT, SIGTERM),
         accept_timer(ioc),
@@ -727,7 +765,34 @@ struct HttpServer::Impl {
         cache(a.settings().cache.max_bytes),
         read_pool("read", a.settings().read_workers, a.settings().read_queue),
         heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue, kHeavyNiceness) {
-    hub->on_drained = [this] { ioc.stop(); };
+    hub->on_drained = [this] { stop_all(); };
+  }
+
+  static std::vector<std::unique_ptr<asio::io_context>> make_first_context() {
+    std::vector<std::unique_ptr<asio::io_context>> v;
+    v.push_back(std::make_unique<asio::io_context>(1));
+    return v;
+  }
+
+  // Before the threads start (HttpServer::run): the other contexts, each kept running while idle.
+  void add_contexts(unsigned threads) {
+    while (contexts.size() < std::max(1u, threads)) {
+      contexts.push_back(std::make_unique<asio::io_context>(1));
+      guards.push_back(asio::make_work_guard(*contexts.back()));
+    }
+  }
+
+  asio::io_context& next_context() {
+    auto& c = *contexts[next_session % contexts.size()];
+    ++next_session;
+    return c;
+  }
+
+  // From any thread (the last connection of a drain closes on its own one).
+  void stop_all() {
+    std::lock_guard lock(stop_mutex);
+    for (auto& g : guards) g.reset();
+    for (auto& c : contexts) c->stop();
   }
 
   ~Impl() {
@@ -745,7 +810,7 @@ struct HttpServer::Impl {
   }
 
   void do_accept() {
-    acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    acceptor.async_accept(next_context(), [this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted) return;
       if (ec) return on_accept_error(ec);
       accept_pause = std::chrono::milliseconds(0);
@@ -794,7 +859,7 @@ struct HttpServer::Impl {
       } else {
         std::cerr << "perftriage: second signal: stopping without waiting for the drain\n";
         forced = true;
-        ioc.stop();
+        stop_all();
       }
     });
   }
@@ -818,14 +883,14 @@ struct HttpServer::Impl {
     }
     for (auto& s : live) s->drain();
     live.clear();  // outside the lock: the last reference may end a session, which takes the lock
-    if (hub->open.load() == 0) return ioc.stop();
+    if (hub->open.load() == 0) return stop_all();
     drain_timer.expires_after(seconds(timeout_s));
     drain_timer.async_wait([this, timeout_s](beast::error_code ec) {
       if (ec) return;
       std::cerr << "perftriage: drain: " << hub->open.load() << " connection(s) still open after "
                 << seconds_text(timeout_s) << "; stopping\n";
       forced = true;
-      ioc.stop();
+      stop_all();
     });
     // A handler that never returns cannot hold the process forever.
     const auto bound = seconds(timeout_s) + kDrainGrace;
@@ -841,7 +906,11 @@ struct HttpServer::Impl {
 
   AppContext& app;
   const Router& router;
-  asio::io_context ioc;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  asio::io_context& ioc;  // contexts[0]: the acceptor, signals, timers
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;  // of contexts[1..]
+  std::size_t next_session = 0;
+  std::mutex stop_mutex;
   tcp::acceptor acceptor;
   asio::signal_set signals;
   asio::steady_timer accept_timer;
@@ -886,9 +955,13 @@ Result<unsigned short> HttpServer::listen(const std::string& host, unsigned shor
 
 void HttpServer::run(unsigned threads) {
   impl_->wait_for_signal();
+  impl_->add_contexts(threads);
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < std::max(1u, threads); ++i) pool.emplace_back([this] { impl_->ioc.run(); });
+  for (std::size_t i = 1; i < impl_->contexts.size(); ++i) {
+    pool.emplace_back([this, i] { impl_->contexts[i]->run(); });
+  }
   impl_->ioc.run();
+  impl_->stop_all();  // the first context ended (a stop, the drain): so do the others
   for (auto& t : pool) t.join();
   if (impl_->forced) {
     // Requests still queued have stored nothing: they are dropped; the ones running finish (bounded by the watchdog).
@@ -907,7 +980,7 @@ void HttpServer::stop() {
     impl_->accept_timer.cancel();
     impl_->drain_timer.cancel();
     impl_->signals.cancel(ec);
-    impl_->ioc.stop();
+    impl_->stop_all();
   });
 }
 

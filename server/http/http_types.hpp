@@ -54,6 +54,16 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // What the answer read, as data stamp scopes (schema/data_stamps.hpp: a run, a platform, a tag, "*"): the response
+  // cache keeps it until a write changes one of them. Empty: it may have read anything, and any committed write
+  // makes it stale.
+  std::vector<std::string> data_scopes;
+  // When set, the body's bytes instead of `body`: an answer of the response cache sharing its entry's bytes, sent
+  // without a copy. Read a body through bytes().
+  std::shared_ptr<const std::string> shared_body;
+  [[nodiscard]] std::string_view bytes() const noexcept {
+    return shared_body ? std::string_view(*shared_body) : std::string_view(body);
+  }
 };
 
 // JSON text that never throws on invalid UTF-8 in stored strings (replaced by U+FFFD).

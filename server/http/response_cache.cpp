@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <iterator>
 
 #include "common/strings.hpp"
 #include "server/app/app_context.hpp"
@@ -157,10 +158,12 @@ Representation represent(ApiResponse response, bool compress) {
     }
   }
   rep.body = std::move(response.body);
+  rep.data_scopes = std::move(response.data_scopes);
   return rep;
 }
 
-ApiResponse answer(const Representation& rep, const Negotiation& negotiation) {
+ApiResponse answer(const std::shared_ptr<const Representation>& shared, const Negotiation& negotiation) {
+  const Representation& rep = *shared;
   const bool gzip = negotiation.gzip && !rep.gzip.empty();
   const std::string& etag = gzip ? rep.gzip_etag : rep.etag;
   ApiResponse out;
@@ -176,13 +179,13 @@ ApiResponse answer(const Representation& rep, const Negotiation& negotiation) {
   out.status = 200;
   out.content_type = rep.content_type;
   if (gzip) out.headers.emplace_back("Content-Encoding", "gzip");
-  out.body = gzip ? rep.gzip : rep.body;
+  out.shared_body = std::shared_ptr<const std::string>(shared, gzip ? &rep.gzip : &rep.body);  // aliasing: no copy
   return out;
 }
 
 ApiResponse finish(ApiResponse response, const Negotiation& negotiation) {
   if (!negotiation.read || !validated(response)) return response;
-  return answer(represent(std::move(response), negotiation.gzip), negotiation);
+  return answer(std::make_shared<const Representation>(represent(std::move(response), negotiation.gzip)), negotiation);
 }
 
 std::string cache_key(const ApiRequest& request) {
@@ -199,28 +202,42 @@ std::string cache_key(const ApiRequest& request) {
 
 // ---- the cache --------------------------------------------------------------------------------------------------
 
+Freshness Freshness::of(AppContext& app, const DataView& now) {
+  return Freshness{now, [&app](const std::vector<std::string>& scopes) { return app.newest_stamp(scopes); }};
+}
+
+bool Freshness::current(const std::vector<std::string>& scopes, const DataView& made) const {
+  if (scopes.empty() || made.top < 0) return made.generation == now.generation;
+  return newest_stamp(scopes) <= made.top;
+}
+
 ResponseCache::Ticket ResponseCache::lookup(const ApiRequest& head, AppContext& app, const Negotiation& negotiation) {
   Ticket ticket;
   if (!enabled() || (head.method != "GET" && head.method != "HEAD")) return ticket;
-  ticket.generation = app.generation();
-  if (!ticket.generation) return ticket;
+  ticket.view = app.data_view();
+  if (!ticket.view) return ticket;
   ticket.key = cache_key(head);
-  const auto entry = find(ticket.key, *ticket.generation);
+  const auto entry = find(ticket.key, Freshness::of(app, *ticket.view));
   app.obs().cache_lookup("response", entry != nullptr);
   if (entry) {
-    ticket.hit = answer(*entry, negotiation);
+    ticket.hit = answer(entry, negotiation);
   } else {
-    app.obs().cache_size("response", bytes(), entries());  // a new generation may just have emptied it
+    app.obs().cache_size("response", bytes(), entries());  // a stale entry may just have gone
   }
   return ticket;
 }
 
 ApiResponse ResponseCache::fill(const Ticket& ticket, ApiResponse response, const Negotiation& negotiation,
                                 AppContext& app) {
-  if (!ticket.generation || !validated(response)) return finish(std::move(response), negotiation);
+  if (!ticket.view || !validated(response)) return finish(std::move(response), negotiation);
   auto rep = std::make_shared<const Representation>(represent(std::move(response), true));
-  if (put(ticket.key, *ticket.generation, rep)) app.obs().cache_size("response", bytes(), entries());
-  return answer(*rep, negotiation);
+  // What a write committed while the handler ran did to its scopes: the view is taken again before the check.
+  if (const auto now = app.data_view()) {
+    if (put(ticket.key, *ticket.view, rep, Freshness::of(app, *now))) {
+      app.obs().cache_size("response", bytes(), entries());
+    }
+  }
+  return answer(rep, negotiation);
 }
 
 std::shared_ptr<ResponseCache::Flight> ResponseCache::join_flight(const std::string& key) {
@@ -239,7 +256,7 @@ void ResponseCache::leave_flight(const std::string& key) {
 
 ApiResponse ResponseCache::run(const Ticket& ticket, const Negotiation& negotiation, AppContext& app,
                                const std::function<ApiResponse()>& handler) {
-  if (!ticket.generation) return fill(ticket, handler(), negotiation, app);
+  if (!ticket.view) return fill(ticket, handler(), negotiation, app);
   const auto flight = join_flight(ticket.key);
   struct Leave {
     ResponseCache* cache;
@@ -247,53 +264,45 @@ ApiResponse ResponseCache::run(const Ticket& ticket, const Negotiation& negotiat
     ~Leave() { cache->leave_flight(key); }
   } leave{this, ticket.key};
   std::lock_guard computing(flight->computing);
-  // The request before this one on the key may have filled it while this one waited.
-  if (const auto entry = find(ticket.key, *ticket.generation)) return answer(*entry, negotiation);
-  return fill(ticket, handler(), negotiation, app);
+  // Its turn: the view now, not the one it arrived with. The request before it on the key may have filled the
+  // entry while it waited; a write may have come meanwhile, and an answer computed under the old view could never
+  // be stored (each waiting request would compute its own).
+  Ticket turn{std::nullopt, ticket.key, app.data_view()};
+  if (!turn.view) return fill(turn, handler(), negotiation, app);
+  if (const auto entry = find(turn.key, Freshness::of(app, *turn.view))) return answer(entry, negotiation);
+  return fill(turn, handler(), negotiation, app);
 }
 
-std::shared_ptr<const Representation> ResponseCache::find(const std::string& key, std::uint64_t generation) {
+std::shared_ptr<const Representation> ResponseCache::find(const std::string& key, const Freshness& fresh) {
   std::lock_guard lock(mutex_);
-  advance_locked(generation);
-  if (generation != generation_) return nullptr;
   const auto it = index_.find(key);
   if (it == index_.end()) return nullptr;
+  if (!fresh.current(it->second->entry->data_scopes, it->second->made)) {
+    erase_locked(it->second);
+    return nullptr;
+  }
   lru_.splice(lru_.begin(), lru_, it->second);
   return it->second->entry;
 }
 
-bool ResponseCache::put(const std::string& key, std::uint64_t generation, std::shared_ptr<const Representation> entry) {
+bool ResponseCache::put(const std::string& key, const DataView& made, std::shared_ptr<const Representation> entry,
+                        const Freshness& fresh) {
   const std::size_t size = node_bytes(key, *entry);
   if (!enabled() || size > max_bytes_ / 8) return false;
+  if (!fresh.current(entry->data_scopes, made)) return false;  // a write it may not have seen: stale already
   std::lock_guard lock(mutex_);
-  advance_locked(generation);
-  if (generation != generation_) return false;  // made under a generation already gone: stale
-  if (const auto it = index_.find(key); it != index_.end()) {
-    bytes_ -= it->second->bytes;
-    lru_.erase(it->second);
-    index_.erase(it);
-  }
-  while (!lru_.empty() && bytes_ + size > max_bytes_) {
-    bytes_ -= lru_.back().bytes;
-    index_.erase(lru_.back().key);
-    lru_.pop_back();
-  }
-  lru_.push_front(Node{key, std::move(entry), size});
+  if (const auto it = index_.find(key); it != index_.end()) erase_locked(it->second);
+  while (!lru_.empty() && bytes_ + size > max_bytes_) erase_locked(std::prev(lru_.end()));
+  lru_.push_front(Node{key, std::move(entry), size, made});
   index_.emplace(key, lru_.begin());
   bytes_ += size;
   return true;
 }
 
-void ResponseCache::advance_locked(std::uint64_t generation) {
-  if (generation <= generation_) return;
-  clear_locked();
-  generation_ = generation;
-}
-
-void ResponseCache::clear_locked() {
-  index_.clear();
-  lru_.clear();
-  bytes_ = 0;
+void ResponseCache::erase_locked(std::list<Node>::iterator it) {
+  bytes_ -= it->bytes;
+  index_.erase(it->key);
+  lru_.erase(it);
 }
 
 std::size_t ResponseCache::bytes() const {

@@ -9,11 +9,17 @@
 //
 // The cache keeps such answers of GET (and HEAD, which reuses GET's entry) on Lane::read routes, keyed by the path
 // and the query in canonical order: no read route looks at a request header, and authorization is decided from the
-// head before the lookup, so one answer fits every caller allowed to ask. Each entry is stored under the data
-// generation taken BEFORE its handler ran (AppContext::generation) and is served only while that generation is
-// current: a write committed while the handler ran, by this process or another one, makes the entry stale at once.
-// When the generation moves every entry is dropped. Bounded in bytes ([cache] max_mb); an answer above an eighth of
-// that is never kept; the least recently used entries go first. A hit is answered on the I/O thread.
+// head before the lookup, so one answer fits every caller allowed to ask. An entry is stored under the data view
+// (AppContext::data_view) taken BEFORE its handler ran, and is served only while what it read is unchanged:
+//   - an answer that names the data stamp scopes it read (ApiResponse::data_scopes: its runs, its platform, its tags;
+//     schema/data_stamps.hpp) stays current until a committed write moves one of those scopes past the view's `top`;
+//     an upload of a new run of one platform leaves the answers about other platforms and other runs in place;
+//   - any other answer stays current only while the generation is the same: any committed write makes it stale.
+// Both come from the database file, so writes of another process (`perftriage ingest --db`) count the same; a write
+// committed while a handler ran makes its answer stale at once (never stored). Stale entries are dropped when they
+// are next looked up or when room is needed. Bounded in bytes ([cache] max_mb); an answer above an eighth of that is
+// never kept; the least recently used entries go first. A hit is answered on the I/O thread, its bytes shared with
+// the entry (ApiResponse::shared_body), not copied.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -27,11 +33,10 @@
 #include <utility>
 #include <vector>
 
+#include "server/app/app_context.hpp"
 #include "server/http/http_types.hpp"
 
 namespace perftriage::server {
-
-class AppContext;
 
 // What of a request picks the bytes of an answer and its status: gzip or not, and the client's validators.
 struct Negotiation {
@@ -49,6 +54,7 @@ struct Representation {
   std::string etag;  // "\"<16 hex>\""
   std::string gzip;  // empty: no gzip variant
   std::string gzip_etag;
+  std::vector<std::string> data_scopes;  // what the answer read (ApiResponse::data_scopes); empty: anything
   [[nodiscard]] std::size_t bytes() const;
 };
 
@@ -63,13 +69,24 @@ std::optional<std::string> gzip_bytes(std::string_view bytes);
 bool validated(const ApiResponse& response);
 // The representation of a validated answer; `compress`: make the gzip variant too.
 Representation represent(ApiResponse response, bool compress);
-// The answer to send for a representation: the variant the client takes, or 304 when it already has it.
-ApiResponse answer(const Representation& rep, const Negotiation& negotiation);
+// The answer to send for a representation: the variant the client takes, or 304 when it already has it. Its body is
+// shared with `rep` (ApiResponse::shared_body).
+ApiResponse answer(const std::shared_ptr<const Representation>& rep, const Negotiation& negotiation);
 // Any answer on its way out: a validated one to a GET or HEAD gets its validators (and gzip, 304); others pass as
 // they are.
 ApiResponse finish(ApiResponse response, const Negotiation& negotiation);
 // GET's entry for a GET or HEAD: the path and every query parameter, in canonical order, length-prefixed.
 std::string cache_key(const ApiRequest& request);
+
+// Whether an entry is still current: the data view now, and the newest stamp among a list of scopes as of it
+// (AppContext::newest_stamp). Plain values so that the cache can be tested without a database.
+struct Freshness {
+  DataView now;
+  std::function<std::int64_t(const std::vector<std::string>&)> newest_stamp;
+  static Freshness of(AppContext& app, const DataView& now);
+  // Whether an entry that read `scopes` (none: anything), made under the view `made`, is current now.
+  [[nodiscard]] bool current(const std::vector<std::string>& scopes, const DataView& made) const;
+};
 
 class ResponseCache {
  public:
@@ -77,28 +94,31 @@ class ResponseCache {
   ResponseCache(const ResponseCache&) = delete;
   ResponseCache& operator=(const ResponseCache&) = delete;
 
-  // A lookup made before the handler runs: `hit` is the answer to send now; otherwise `key` and `generation` are
-  // what fill() stores the handler's answer under (no generation: nothing will be stored).
+  // A lookup made before the handler runs: `hit` is the answer to send now; otherwise `key` and `view` are what
+  // fill() stores the handler's answer under (no view: nothing will be stored).
   struct Ticket {
     std::optional<ApiResponse> hit;
     std::string key;
-    std::optional<std::uint64_t> generation;
+    std::optional<DataView> view;
   };
   // GET / HEAD only (others get an empty ticket); counts the lookup (app.obs().cache_lookup("response", hit)).
   Ticket lookup(const ApiRequest& head, AppContext& app, const Negotiation& negotiation);
   // After the handler (on the pool thread): the answer to send, stored when the ticket allows and it is cacheable.
   ApiResponse fill(const Ticket& ticket, ApiResponse response, const Negotiation& negotiation, AppContext& app);
   // A miss, on the pool thread: runs `handler` and fills the cache, one request per key at a time. When a write has
-  // just emptied the cache, every connection asking for the same answer misses at once; the first one computes it
-  // and the others, waiting on the same key, answer from its entry instead of computing it again (single flight).
+  // just made an answer stale, every connection asking for it misses at once; the first one computes it and the
+  // others, waiting on the same key, answer from its entry instead of computing it again (single flight). Each
+  // takes the data view again once its turn comes, so a request that waited across a later write does not compute
+  // under the view it arrived with (an answer no one could store).
   ApiResponse run(const Ticket& ticket, const Negotiation& negotiation, AppContext& app,
                   const std::function<ApiResponse()>& handler);
 
-  // The entry of `key` if it was made under `generation`. A newer generation drops every entry first.
-  std::shared_ptr<const Representation> find(const std::string& key, std::uint64_t generation);
-  // Stores an entry made under `generation`; ignored when a newer generation has been seen, or when it is larger
-  // than an eighth of the bound. Returns whether it was kept.
-  bool put(const std::string& key, std::uint64_t generation, std::shared_ptr<const Representation> entry);
+  // The entry of `key` when it is current (a stale one is dropped).
+  std::shared_ptr<const Representation> find(const std::string& key, const Freshness& fresh);
+  // Stores an entry made under `made`; ignored when it is stale already (a write it may not have seen moved what it
+  // read), or when it is larger than an eighth of the bound. Returns whether it was kept.
+  bool put(const std::string& key, const DataView& made, std::shared_ptr<const Representation> entry,
+           const Freshness& fresh);
 
   [[nodiscard]] bool enabled() const noexcept { return max_bytes_ > 0; }
   [[nodiscard]] std::size_t max_bytes() const noexcept { return max_bytes_; }
@@ -110,6 +130,7 @@ class ResponseCache {
     std::string key;
     std::shared_ptr<const Representation> entry;
     std::size_t bytes;
+    DataView made;
   };
   // One per key being computed; `users` counts the requests holding or waiting for it.
   struct Flight {
@@ -118,12 +139,10 @@ class ResponseCache {
   };
   std::shared_ptr<Flight> join_flight(const std::string& key);
   void leave_flight(const std::string& key);
-  void clear_locked();
-  void advance_locked(std::uint64_t generation);
+  void erase_locked(std::list<Node>::iterator it);
 
   const std::size_t max_bytes_;
   mutable std::mutex mutex_;
-  std::uint64_t generation_ = 0;
   std::size_t bytes_ = 0;
   std::list<Node> lru_;  // most recently used first
   std::unordered_map<std::string, std::list<Node>::iterator> index_;

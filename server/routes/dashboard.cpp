@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "schema/dashboard_queries.hpp"
+#include "schema/data_stamps.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
@@ -162,7 +163,9 @@ Result<ApiResponse> get_overview(const ApiRequest& req, AppContext& app) {
     PT_ASSIGN(json entry, platform_overview(db, app, platform, runs, threshold));
     out.push_back(std::move(entry));
   }
-  return json_response(200, {{"threshold", threshold}, {"platforms", std::move(out)}});
+  auto res = json_response(200, {{"threshold", threshold}, {"platforms", std::move(out)}});
+  res.data_scopes = {std::string(schema::kStampAll)};  // every platform's recent runs, and nothing else
+  return res;
 }
 
 Result<ApiResponse> get_matrix(const ApiRequest& req, AppContext& app) {

@@ -6,6 +6,7 @@
 #include "analyzers/compare/backlog.hpp"
 #include "schema/artifact_store.hpp"
 #include "schema/backlog_store.hpp"
+#include "schema/data_stamps.hpp"
 #include "analyzers/compare/change_detection.hpp"
 #include "schema/history_store.hpp"
 #include "server/app/app_context.hpp"
@@ -134,13 +135,15 @@ Result<ApiResponse> get_history(const ApiRequest& req, AppContext& app) {
   const cmp::StepParams params;
   json series = all_series(points, metric, params);
   PT_ASSIGN(json findings, model_findings(store->db(), q));
-  return json_response(200, {{"suite", q.suite},
-                             {"model", q.model},
-                             {"platform", q.platform},
-                             {"metric", metric},
-                             {"method", cmp::describe(params)},
-                             {"series", std::move(series)},
-                             {"findings", std::move(findings)}});
+  auto res = json_response(200, {{"suite", q.suite},
+                                 {"model", q.model},
+                                 {"platform", q.platform},
+                                 {"metric", metric},
+                                 {"method", cmp::describe(params)},
+                                 {"series", std::move(series)},
+                                 {"findings", std::move(findings)}});
+  res.data_scopes = {schema::stamp_scope_platform(q.platform)};
+  return res;
 }
 
 // "Slower than eager" (speedup < 1) is kept current at ingest (schema/backlog_store.hpp); other thresholds
@@ -180,15 +183,9 @@ Result<ApiResponse> maintained_backlog(schema::Store& store, const std::string& 
                              {"cases", std::move(cases)}});
 }
 
-Result<ApiResponse> get_backlog(const ApiRequest& req, AppContext& app) {
-  const std::string platform = req.q("platform");
-  if (platform.empty()) {
-    return make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform");
-  }
-  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
-  PT_ASSIGN(auto store, app.store());
-  if (threshold == 1.0) return maintained_backlog(*store, platform);  // the default: read, not recomputed
-  PT_ASSIGN(const auto data, schema::backlog_rows(store->db(), platform, threshold));
+// Any other threshold: computed from every run of the platform.
+Result<ApiResponse> computed_backlog(schema::Store& store, const std::string& platform, double threshold) {
+  PT_ASSIGN(const auto data, schema::backlog_rows(store.db(), platform, threshold));
   if (data.runs.empty()) return no_run_for(platform);
   std::map<std::int64_t, std::size_t> index;
   for (std::size_t i = 0; i < data.runs.size(); ++i) index[data.runs[i].id] = i;
@@ -225,6 +222,19 @@ Result<ApiResponse> get_backlog(const ApiRequest& req, AppContext& app) {
                              {"fixed", counts["fixed"]},
                              {"failing", counts["failing"]},
                              {"cases", std::move(cases)}});
+}
+
+Result<ApiResponse> get_backlog(const ApiRequest& req, AppContext& app) {
+  const std::string platform = req.q("platform");
+  if (platform.empty()) {
+    return make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform");
+  }
+  PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
+  PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto res, threshold == 1.0 ? maintained_backlog(*store, platform)  // the default: read, not recomputed
+                                       : computed_backlog(*store, platform, threshold));
+  res.data_scopes = {schema::stamp_scope_platform(platform)};
+  return res;
 }
 
 }  // namespace

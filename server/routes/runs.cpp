@@ -2,6 +2,7 @@
 // GET /api/v1/runs/{key}?threshold=                          one run: its files, missing models, previous run
 // DELETE /api/v1/runs/{key}                                  (admin) the run and everything hanging off it
 #include "schema/run_delete.hpp"
+#include "schema/data_stamps.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/queries.hpp"
 #include "server/app/tables.hpp"
@@ -25,6 +26,8 @@ Result<ApiResponse> list_runs(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const auto page, list_runs_page_with_counts(*store, req.q("platform"), threshold, limit, req.q("cursor")));
   auto table = render_runs(page.rows, format, /*envelope=*/true, &page.next_cursor);
   auto res = text_response(200, std::move(table.content_type), std::move(table.body));
+  res.data_scopes = {req.q("platform").empty() ? std::string(schema::kStampAll)
+                                               : schema::stamp_scope_platform(req.q("platform"))};
   // Every format says where the next page is; JSON also in its body.
   if (!page.next_cursor.empty()) {
     std::string next = "/api/v1/runs?cursor=" + url_encode(page.next_cursor) + "&limit=" + std::to_string(limit);
@@ -53,7 +56,9 @@ Result<ApiResponse> get_run(const ApiRequest& req, AppContext& app) {
   for (const auto& m : missing) j["missing"].push_back(missing_json(m));
   j["counts"]["missing"] = missing.size();
   j["previous_run"] = previous ? json(previous->meta.key) : json();
-  return json_response(200, j);
+  auto res = json_response(200, j);
+  res.data_scopes = {schema::stamp_scope_platform(run.meta.platform)};  // the run, and which run came before it
+  return res;
 }
 
 // DELETE /api/v1/runs/{key} (admin): the run and everything hanging off it, in one transaction, audited

@@ -1,5 +1,6 @@
 // GET /api/v1/slow?run=|platform=&threshold=&format=json|md|csv[&findings=1]
 // JSON cases carry the findings of the artifacts attached to them; findings=1 adds a markdown column.
+#include "schema/data_stamps.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/queries.hpp"
 #include "server/app/tables.hpp"
@@ -16,7 +17,16 @@ Result<ApiResponse> get_slow(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto slow, find_slow_cases(*store, req.q("run"), req.q("platform"), threshold));
   auto table = render_slow_cases(slow, format, {.findings_column = is_true(req.q("findings")), .envelope = true});
-  return text_response(200, std::move(table.content_type), std::move(table.body));
+  auto res = text_response(200, std::move(table.content_type), std::move(table.body));
+  // A run by key reads that run; a platform, its latest run; neither, the latest of every platform.
+  if (!req.q("run").empty()) {
+    for (const auto& run : slow.runs) res.data_scopes.push_back(schema::stamp_scope_run(run.id));
+  } else if (!req.q("platform").empty()) {
+    res.data_scopes = {schema::stamp_scope_platform(req.q("platform"))};
+  } else {
+    res.data_scopes = {std::string(schema::kStampAll)};
+  }
+  return res;
 }
 
 }  // namespace

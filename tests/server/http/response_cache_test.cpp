@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -114,37 +115,39 @@ TEST(Validators, GzipVariantWithItsOwnEtagAndA304) {
   const std::string body = json_rows(200);
   auto res = text_response(200, "application/json", body);
   res.headers.emplace_back("Content-Disposition", "inline");
-  const auto rep = represent(res, true);
+  const auto shared = std::make_shared<const Representation>(represent(res, true));
+  const auto& rep = *shared;
   ASSERT_FALSE(rep.gzip.empty());
   EXPECT_EQ(gunzip(rep.gzip), body);
   EXPECT_EQ(rep.gzip_etag, rep.etag.substr(0, rep.etag.size() - 1) + "-gz\"");
 
-  const auto plain = answer(rep, Negotiation{true, false, ""});
+  const auto plain = answer(shared, Negotiation{true, false, ""});
   EXPECT_EQ(plain.status, 200u);
-  EXPECT_EQ(plain.body, body);
+  EXPECT_EQ(plain.bytes(), body);
+  EXPECT_EQ(plain.bytes().data(), rep.body.data());  // the entry's bytes, not a copy
   EXPECT_EQ(header(plain, "ETag"), rep.etag);
   EXPECT_EQ(header(plain, "Cache-Control"), "no-cache");
   EXPECT_EQ(header(plain, "Vary"), "Accept-Encoding");
   EXPECT_EQ(header(plain, "Content-Disposition"), "inline");
   EXPECT_EQ(header(plain, "Content-Encoding"), "");
 
-  const auto zipped = answer(rep, Negotiation{true, true, ""});
-  EXPECT_EQ(zipped.body, rep.gzip);
+  const auto zipped = answer(shared, Negotiation{true, true, ""});
+  EXPECT_EQ(zipped.bytes(), rep.gzip);
   EXPECT_EQ(header(zipped, "Content-Encoding"), "gzip");
   EXPECT_EQ(header(zipped, "ETag"), rep.gzip_etag);
 
-  const auto not_modified = answer(rep, Negotiation{true, false, rep.etag});
+  const auto not_modified = answer(shared, Negotiation{true, false, rep.etag});
   EXPECT_EQ(not_modified.status, 304u);
-  EXPECT_TRUE(not_modified.body.empty());
+  EXPECT_TRUE(not_modified.bytes().empty());
   EXPECT_EQ(header(not_modified, "ETag"), rep.etag);
   // The identity ETag does not validate the gzip bytes.
-  EXPECT_EQ(answer(rep, Negotiation{true, true, rep.etag}).status, 200u);
+  EXPECT_EQ(answer(shared, Negotiation{true, true, rep.etag}).status, 200u);
 }
 
 TEST(Validators, SmallBodiesAndOtherMethodsStayAsTheyAre) {
-  const auto small = represent(json_response(200, {{"a", 1}}), true);
-  EXPECT_TRUE(small.gzip.empty());
-  EXPECT_EQ(answer(small, Negotiation{true, true, ""}).body, small.body);
+  const auto small = std::make_shared<const Representation>(represent(json_response(200, {{"a", 1}}), true));
+  EXPECT_TRUE(small->gzip.empty());
+  EXPECT_EQ(answer(small, Negotiation{true, true, ""}).bytes(), small->body);
 
   const auto posted = finish(json_response(200, {{"a", 1}}), Negotiation{false, true, "*"});
   EXPECT_EQ(posted.status, 200u);
@@ -170,45 +173,112 @@ TEST(CacheKey, CanonicalAndUnambiguous) {
   EXPECT_NE(cache_key(a), cache_key(d));
 }
 
-TEST(ResponseCache, HitsOnlyUnderTheGenerationItWasMadeUnder) {
+// A cache's view of the data for the tests: a generation, a top stamp and the stamps of named scopes.
+struct FakeData {
+  DataView now{1, 10};
+  std::map<std::string, std::int64_t> stamps;
+  [[nodiscard]] Freshness fresh() const {
+    return Freshness{now, [this](const std::vector<std::string>& scopes) {
+                       std::int64_t newest = 0;
+                       for (const auto& s : scopes) {
+                         if (const auto it = stamps.find(s); it != stamps.end()) newest = std::max(newest, it->second);
+                       }
+                       return newest;
+                     }};
+  }
+};
+
+std::shared_ptr<const Representation> scoped(std::string body, std::vector<std::string> scopes) {
+  auto res = text_response(200, "application/json", std::move(body));
+  res.data_scopes = std::move(scopes);
+  return std::make_shared<const Representation>(represent(std::move(res), false));
+}
+
+TEST(ResponseCache, AnAnswerWithoutScopesHitsOnlyUnderItsGeneration) {
   ResponseCache cache(1 << 20);
-  EXPECT_TRUE(cache.put("k", 5, rep_of("a")));
-  EXPECT_NE(cache.find("k", 5), nullptr);
-  EXPECT_EQ(cache.find("other", 5), nullptr);
-  EXPECT_EQ(cache.find("k", 6), nullptr);  // a write committed: everything goes
-  EXPECT_EQ(cache.entries(), 0u);
+  FakeData data{{5, 10}, {}};
+  EXPECT_TRUE(cache.put("k", data.now, rep_of("a"), data.fresh()));
+  EXPECT_NE(cache.find("k", data.fresh()), nullptr);
+  EXPECT_EQ(cache.find("other", data.fresh()), nullptr);
+  const DataView made = data.now;
+  data.now = {6, 10};  // a write committed (a token, say: no result stamp moved)
+  EXPECT_EQ(cache.find("k", data.fresh()), nullptr);
+  EXPECT_EQ(cache.entries(), 0u);  // the stale entry went when it was looked up
   EXPECT_EQ(cache.bytes(), 0u);
   // A handler that started before the write and finished after it: its answer is never kept.
-  EXPECT_FALSE(cache.put("k", 5, rep_of("a")));
-  EXPECT_EQ(cache.find("k", 6), nullptr);
-  EXPECT_TRUE(cache.put("k", 6, rep_of("b")));
-  EXPECT_NE(cache.find("k", 6), nullptr);
+  EXPECT_FALSE(cache.put("k", made, rep_of("a"), data.fresh()));
+  EXPECT_EQ(cache.find("k", data.fresh()), nullptr);
+  EXPECT_TRUE(cache.put("k", data.now, rep_of("b"), data.fresh()));
+  EXPECT_NE(cache.find("k", data.fresh()), nullptr);
+}
+
+TEST(ResponseCache, AnAnswerWithScopesOutlivesWritesElsewhere) {
+  ResponseCache cache(1 << 20);
+  FakeData data{{1, 10}, {{"run:1", 4}, {"run:2", 7}, {"platform:bmg", 7}, {"platform:a100", 9}}};
+  ASSERT_TRUE(cache.put("compare", data.now, scoped("c", {"run:1", "run:2", "tag:bmg:release"}), data.fresh()));
+  ASSERT_TRUE(cache.put("backlog", data.now, scoped("b", {"platform:bmg"}), data.fresh()));
+  ASSERT_TRUE(cache.put("runs", data.now, scoped("r", {"*"}), data.fresh()));
+  // A new run of BMG (run 3): '*', run:3 and platform:bmg take stamp 11; the token write of the upload moved the
+  // generation too. The compare of runs 1 and 2 stays; what reads the platform or everything goes.
+  data.now = {3, 11};
+  data.stamps["*"] = data.stamps["run:3"] = data.stamps["platform:bmg"] = 11;
+  EXPECT_NE(cache.find("compare", data.fresh()), nullptr);
+  EXPECT_EQ(cache.find("backlog", data.fresh()), nullptr);
+  EXPECT_EQ(cache.find("runs", data.fresh()), nullptr);
+  // A file of run 2 superseded: the compare goes too.
+  data.now = {4, 12};
+  data.stamps["*"] = data.stamps["run:2"] = data.stamps["platform:bmg"] = 12;
+  EXPECT_EQ(cache.find("compare", data.fresh()), nullptr);
+  // So does one whose base tag moved to another run.
+  ASSERT_TRUE(cache.put("compare", data.now, scoped("c", {"run:1", "run:2", "tag:bmg:release"}), data.fresh()));
+  data.now = {5, 13};
+  data.stamps["*"] = data.stamps["tag:bmg:release"] = 13;
+  EXPECT_EQ(cache.find("compare", data.fresh()), nullptr);
+}
+
+TEST(ResponseCache, AScopedAnswerMadeBeforeAWriteToItsScopeIsNeverKept) {
+  ResponseCache cache(1 << 20);
+  FakeData data{{1, 10}, {{"platform:bmg", 10}}};
+  const DataView made = data.now;
+  data.now = {2, 11};  // while the handler ran, an upload to BMG committed
+  data.stamps["platform:bmg"] = 11;
+  EXPECT_FALSE(cache.put("slow", made, scoped("s", {"platform:bmg"}), data.fresh()));
+  // One to another platform does not matter.
+  EXPECT_TRUE(cache.put("slow-a100", made, scoped("s", {"platform:a100"}), data.fresh()));
+  // Stamps that cannot be read (top < 0): a scoped answer falls back to the generation rule.
+  const DataView unknown{2, -1};
+  data.now = unknown;
+  EXPECT_TRUE(cache.put("x", unknown, scoped("x", {"platform:a100"}), data.fresh()));
+  data.now = {3, -1};
+  EXPECT_EQ(cache.find("x", data.fresh()), nullptr);
 }
 
 TEST(ResponseCache, BoundedInBytesLeastRecentlyUsedFirst) {
   const std::size_t max = 64 << 10;
   ResponseCache cache(max);
-  EXPECT_FALSE(cache.put("huge", 1, sized(max / 8 + 1)));  // above an eighth of the bound: never kept
+  const FakeData data;
+  EXPECT_FALSE(cache.put("huge", data.now, sized(max / 8 + 1), data.fresh()));  // above an eighth: never kept
   for (int i = 0; i < 200; ++i) {
-    ASSERT_TRUE(cache.put("k" + std::to_string(i), 1, sized(4000)));
+    ASSERT_TRUE(cache.put("k" + std::to_string(i), data.now, sized(4000), data.fresh()));
     ASSERT_LE(cache.bytes(), max);
-    if (i >= 1) ASSERT_NE(cache.find("k0", 1), nullptr) << i;  // k0 is used after every insert: it stays
+    if (i >= 1) ASSERT_NE(cache.find("k0", data.fresh()), nullptr) << i;  // k0 is used after every insert: it stays
   }
   EXPECT_GT(cache.entries(), 10u);
   EXPECT_LT(cache.entries(), 20u);
-  EXPECT_EQ(cache.find("k1", 1), nullptr);  // the oldest unused ones went
-  EXPECT_NE(cache.find("k199", 1), nullptr);
+  EXPECT_EQ(cache.find("k1", data.fresh()), nullptr);  // the oldest unused ones went
+  EXPECT_NE(cache.find("k199", data.fresh()), nullptr);
   // Replacing an entry does not count it twice.
   const auto before = cache.bytes();
-  ASSERT_TRUE(cache.put("k199", 1, sized(4000)));
+  ASSERT_TRUE(cache.put("k199", data.now, sized(4000), data.fresh()));
   EXPECT_EQ(cache.bytes(), before);
 }
 
 TEST(ResponseCache, OffAtZero) {
   ResponseCache cache(0);
+  const FakeData data;
   EXPECT_FALSE(cache.enabled());
-  EXPECT_FALSE(cache.put("k", 1, rep_of("a")));
-  EXPECT_EQ(cache.find("k", 1), nullptr);
+  EXPECT_FALSE(cache.put("k", data.now, rep_of("a"), data.fresh()));
+  EXPECT_EQ(cache.find("k", data.fresh()), nullptr);
 }
 
 class GenerationTest : public ::testing::Test {
@@ -257,7 +327,7 @@ TEST_F(GenerationTest, UnknownForAnInMemoryDatabase) {
   head.path = "/api/v1/runs";
   const auto ticket = cache.lookup(head, app, Negotiation::of(head));
   EXPECT_FALSE(ticket.hit);
-  EXPECT_FALSE(ticket.generation);  // nothing will be stored
+  EXPECT_FALSE(ticket.view);  // nothing will be stored
 }
 
 TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
@@ -275,9 +345,9 @@ TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
 
   auto ticket = cache.lookup(head, app, negotiation);
   ASSERT_FALSE(ticket.hit);
-  ASSERT_TRUE(ticket.generation);
+  ASSERT_TRUE(ticket.view);
   const auto first = cache.fill(ticket, text_response(200, "application/json", body), negotiation, app);
-  EXPECT_EQ(gunzip(first.body), body);
+  EXPECT_EQ(gunzip(std::string(first.bytes())), body);
 
   head.method = "HEAD";  // HEAD is answered from GET's entry
   ticket = cache.lookup(head, app, negotiation);
@@ -307,7 +377,7 @@ TEST_F(GenerationTest, ConcurrentMissesOfOneKeyComputeItOnce) {
   // Eight requests miss together, as after a write under load; each runs in its own pool thread.
   std::vector<ResponseCache::Ticket> tickets;
   for (int i = 0; i < 8; ++i) tickets.push_back(cache.lookup(head, app, negotiation));
-  ASSERT_TRUE(tickets.front().generation);
+  ASSERT_TRUE(tickets.front().view);
   std::atomic<int> computed{0};
   std::vector<std::string> bodies(tickets.size());
   std::vector<std::thread> threads;
@@ -318,7 +388,7 @@ TEST_F(GenerationTest, ConcurrentMissesOfOneKeyComputeItOnce) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the others arrive while it computes
         return text_response(200, "application/json", json_rows(50));
       });
-      bodies[i] = res.body;
+      bodies[i] = std::string(res.bytes());
     });
   }
   for (auto& t : threads) t.join();
