@@ -312,7 +312,7 @@ const std::vector<Option>& table() {
        .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.retention.sent_outbox_days); }},
       // [cache]
       {.section = "cache", .key = "max_mb", .flag = "cache-mb", .kind = Kind::integer, .min = 0, .max = 1 << 20,
-       .meaning = "memory for cached GET answers, in MiB, dropped at each committed write; 0 = no cache",
+       .meaning = "memory for cached GET answers, in MiB, each kept until a write changes what it read; 0 = no cache",
        .set = [](Settings& s, const Value& v) { s.cache.max_bytes = from_mib(v); },
        .get = [](const Settings& s) { return mib(s.cache.max_bytes); }},
   };
