@@ -7,6 +7,9 @@
   - Accept-Encoding: gzip answers bytes that decompress to the identity body, under their own ETag;
   - an upload through the server, then a `perftriage ingest` of the same database file by ANOTHER process: the next
     GET shows each new run at once, with a new ETag;
+  - answers that name what they read (data stamps, migration 011) outlive writes elsewhere: after another process
+    ingests a new run of platform PVC, a compare of two named BMG runs and BMG's backlog are hits with the same ETag,
+    while /runs and PVC's slow cases are computed again and show the new run; a run deleted drops the compare;
   - many distinct queries under [cache] max_mb = 1: perftriage_cache_bytes{cache="response"} stays within 1 MiB while
     far more than that was answered; /metrics is never cached.
 
@@ -61,12 +64,12 @@ def upload(server, token, run):
     return server.request("POST", target, csv(run), {"Content-Type": "text/csv"}, token=token)
 
 
-def cli_ingest(run):
+def cli_ingest(run, platform="BMG"):
     tree = os.path.join(WORK, "tree-" + run)
     os.makedirs(os.path.join(tree, os.path.dirname(PATH)))
     with open(os.path.join(tree, PATH), "w") as f:
         f.write(csv(run))
-    return subprocess.run([BINARY, "ingest", "--db", DB, "--platform", "BMG", "--run", run, PATH], cwd=tree,
+    return subprocess.run([BINARY, "ingest", "--db", DB, "--platform", platform, "--run", run, PATH], cwd=tree,
                           capture_output=True, text=True, env=e2e.clean_env(), timeout=120)
 
 
@@ -125,6 +128,39 @@ def writes(server, token, etag, before):
           s == 200 and b"cache-run-cli" in b and h.get("etag") not in (etag, etag2), (h, b[:200]))
 
 
+def hit(server, target):
+    """GET target twice more: whether the first of them was a cache hit, and its ETag and body."""
+    hits = lookups(server, "hit")
+    s, h, b = server.request("GET", target)
+    return s == 200 and lookups(server, "hit") == hits + 1, h.get("etag"), b
+
+
+def scopes(server, admin):
+    compare = "/api/v1/compare?base=cache-run-1&target=cache-run-2"
+    reads = [compare, "/api/v1/backlog?platform=BMG", "/api/v1/runs", "/api/v1/slow?platform=PVC"]
+    p = cli_ingest("pvc-0", "PVC")
+    check("a first PVC run (another process)", p.returncode == 0, p.stderr + p.stdout)
+    before = {}
+    for target in reads:
+        server.request("GET", target)
+        _, etag, body = hit(server, target)
+        before[target] = (etag, body)
+    p = cli_ingest("pvc-1", "PVC")
+    check("a new PVC run by another process", p.returncode == 0, p.stderr + p.stdout)
+    for target in reads[:2]:
+        was_hit, etag, _ = hit(server, target)
+        check(f"after a PVC write, {target} is still a hit with the same ETag", was_hit and etag == before[target][0],
+              (was_hit, etag, before[target][0]))
+    for target in reads[2:]:
+        was_hit, etag, body = hit(server, target)
+        check(f"after a PVC write, {target} is computed again and shows the new run",
+              not was_hit and b"pvc-1" in body and etag != before[target][0], (was_hit, body[:200]))
+    status, _, body = server.request("DELETE", "/api/v1/runs/cache-run-1", token=admin)
+    check("deleting the compare's base run", status == 200, body[:300])
+    s, _, body = server.request("GET", compare)
+    check("after the delete, the compare is not answered from the cache", s == 404, (s, body[:200]))
+
+
 def bound(server):
     answered = 0
     worst = 0.0
@@ -148,7 +184,7 @@ def bound(server):
 
 
 def main():
-    e2e.create_token(BINARY, DB, "cache-admin", scope="admin", env=e2e.clean_env())
+    admin = e2e.create_token(BINARY, DB, "cache-admin", scope="admin", env=e2e.clean_env())["token"]
     token = e2e.create_token(BINARY, DB, "cache-upload", scope="upload", env=e2e.clean_env())["token"]
     server = e2e.Server(BINARY, ["--db", DB, "--cache-mb", str(MAX_MB)], log_path=os.path.join(WORK, "stderr.log"))
     try:
@@ -158,6 +194,7 @@ def main():
         compressed(server)
         writes(server, token, etag, body)
         bound(server)
+        scopes(server, admin)
         check("the server is still up", server.alive())
     finally:
         server.stop()
