@@ -168,3 +168,8 @@ done
 echo "# uploads completed during the measurements (perftriage and nginx under uploads): $total_ok ($total_failed failed)," \
   "$((total_ok * MODELS * 60)) rows; calls on target: $((${#CALLS[@]} - missed))/${#CALLS[@]}"
 echo "# paths: $(printf '%s ' "${CALLS[@]#*|}")"
+# Memory: the server's peak and current resident set after every call and the uploads ([cache] max_mb bounds the
+# cache; SQLite's page cache is 64 MiB per open connection).
+echo "# perftriage memory: peak RSS $(awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$PT_PID/status")," \
+  "now $(awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$PT_PID/status"); response cache" \
+  "$(curl -fs "$PT_BASE/metrics" | awk '/^perftriage_cache_bytes\{cache="response"\}/ { print $2 / 1048576 " MiB" }')"

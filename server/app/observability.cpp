@@ -223,6 +223,9 @@ struct Observability::Impl {
     logger->set_pattern("%v");
     logger->set_level(spdlog::level::info);
     logger->flush_on(spdlog::level::off);  // flushed by the worker below, not per line
+    // Flushed once now, while descriptors are surely free: the UBSan build checks the sink's dynamic type at its
+    // first call, and that check opens a pipe; out of descriptors (tests/e2e/hardening) it would fail.
+    logger->flush();
     flusher = std::make_unique<spdlog::details::periodic_worker>([l = logger] { l->flush(); }, std::chrono::seconds(1));
   }
   ~Impl() {
