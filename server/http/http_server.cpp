@@ -587,24 +587,22 @@ class Session : public std::enable_shared_from_this<Session> {
     for (const auto& h : cors_) api.headers.push_back(h);
     record_.status = api.status;
     record_.bytes_out = api.bytes().size();
-    if (api.shared_body) return send_shared(to_shared_response(std::move(api), version, keep_alive, head));
-    send(to_http_response(std::move(api), version, keep_alive, head));
+    if (api.shared_body) {
+      auto shared = to_shared_response(std::move(api), version, keep_alive, head);
+      return send(shared, shared->res);
+    }
+    auto owned = std::make_shared<http::response<http::string_body>>(
+        to_http_response(std::move(api), version, keep_alive, head));
+    send(owned, *owned);
   }
 
-  void send_shared(std::shared_ptr<SharedResponse> sp) {
+  // `owner` keeps the message (and whatever its body points into) alive until the write ends.
+  template <class Message>
+  void send(std::shared_ptr<void> owner, Message& res) {
     phase_ = Phase::writing;
-    response_ = sp;
+    response_ = std::move(owner);
     stream_.expires_after(seconds(limits().write_timeout_s));
-    http::async_write(stream_, sp->res,
-                      beast::bind_front_handler(&Session::on_write, shared_from_this(), sp->res.need_eof()));
-  }
-
-  void send(http::response<http::string_body>&& res) {
-    phase_ = Phase::writing;
-    auto sp = std::make_shared<http::response<http::string_body>>(std::move(res));
-    response_ = sp;
-    stream_.expires_after(seconds(limits().write_timeout_s));
-    http::async_write(stream_, *sp, beast::bind_front_handler(&Session::on_write, shared_from_this(), sp->need_eof()));
+    http::async_write(stream_, res, beast::bind_front_handler(&Session::on_write, shared_from_this(), res.need_eof()));
   }
 
   void on_write(bool close, beast::error_code ec, std::size_t) {

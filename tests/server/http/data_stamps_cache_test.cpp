@@ -17,6 +17,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/http/response_cache.hpp"
 #include "server/routes/routes.hpp"
+#include "tests/support/route_call.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -58,11 +59,7 @@ class DataStampsCache : public ::testing::Test {
 
   // A GET as the transport runs it: the cache first, the route on a miss. Returns whether it was a hit.
   bool cached_get(const std::string& target) {
-    ApiRequest req;
-    req.method = "GET";
-    const auto q = target.find('?');
-    req.path = target.substr(0, q);
-    if (q != std::string::npos) req.query = parse_query(target.substr(q + 1));
+    const ApiRequest req = testing::request_of("GET", target);
     const auto negotiation = Negotiation::of(req);
     auto ticket = cache_.lookup(req, *app_, negotiation);
     if (ticket.hit) return true;
@@ -133,10 +130,7 @@ TEST_F(DataStampsCache, DeletingARunDropsWhatReadIt) {
   EXPECT_TRUE(cached_get(kBacklogPvc));
   // Both answers read bmg-1; each now answers 404, which is never kept, so the next call misses as well.
   for (const char* target : {kCompare, kSlowRun}) {
-    ApiRequest req;
-    req.method = "GET";
-    req.path = std::string(target).substr(0, std::string(target).find('?'));
-    req.query = parse_query(std::string(target).substr(std::string(target).find('?') + 1));
+    const ApiRequest req = testing::request_of("GET", target);
     EXPECT_FALSE(cache_.lookup(req, *app_, Negotiation::of(req)).hit) << target;
   }
 }
