@@ -9,25 +9,31 @@ namespace {
 constexpr std::string_view kRunOrd =
     "SELECT platform, created_at || '#' || printf('%012d', id) FROM runs WHERE id = ?1";
 
+// The run's performance files among the given ones (?4, a JSON array of file ids): a case's kind is its file's.
+#define PT_RUN_PERF_FILES                                                                 \
+  "file_id IN (SELECT id FROM result_files WHERE id IN (SELECT value FROM json_each(?4))" \
+  " AND kind = 'performance')"
+
 // Slow measurements (0 < speedup < 1, not failed): insert the case or widen its first/last seen.
 // In DO UPDATE every right-hand side sees the row as it was, so the CASEs compare against old values.
-// A new last-seen after the recorded fix invalidates the fix; when newer measurements exist (a late
-// upload of an older run), the fix is recomputed from history (kRecomputeFix).
+// A new last-seen after the recorded fix invalidates the fix, and so does one in the same run (kUpdateOthers ran
+// first, so a run holding the case slow in one file and passing in another is slow: slow wins within a run); when
+// newer measurements exist (a late upload of an older run), the fix is recomputed from history (kRecomputeFix).
 constexpr std::string_view kUpsertSlow =
-    "INSERT INTO backlog(platform, suite, dtype, mode, config, model, first_run, first_ord, last_run, last_ord,"
-    " fixed_run, fixed_ord, latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup,"
-    " runs_slow) "
-    "SELECT ?2, suite, dtype, mode, config, model, ?1, ?3, ?1, ?3, NULL, NULL, ?1, ?3, speedup, speedup_text, 0,"
-    " speedup, 1 FROM results "
-    "WHERE run_id = ?1 AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance' AND failed = 0 AND "
-    "speedup > 0 AND speedup < 1 "
+    "INSERT INTO backlog(platform, case_id, first_run, first_ord, last_run, last_ord, fixed_run, fixed_ord,"
+    " latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup, runs_slow) "
+    "SELECT ?2, case_id, ?1, ?3, ?1, ?3, NULL, NULL, ?1, ?3, speedup, speedup_text, 0, speedup, 1 FROM result_rows "
+    "WHERE run_id = ?1 AND " PT_RUN_PERF_FILES
+    " AND failed = 0 AND speedup > 0 AND speedup < 1 "
     "ON CONFLICT DO UPDATE SET "
     " first_run = CASE WHEN excluded.first_ord < first_ord THEN excluded.first_run ELSE first_run END,"
     " first_ord = min(first_ord, excluded.first_ord),"
     " last_run = CASE WHEN excluded.last_ord > last_ord THEN excluded.last_run ELSE last_run END,"
     " last_ord = max(last_ord, excluded.last_ord),"
-    " fixed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN NULL ELSE fixed_run END,"
-    " fixed_ord = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN NULL ELSE fixed_ord END,"
+    " regressed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN excluded.last_run"
+    "   ELSE regressed_run END,"
+    " fixed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord <= excluded.last_ord THEN NULL ELSE fixed_run END,"
+    " fixed_ord = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord <= excluded.last_ord THEN NULL ELSE fixed_ord END,"
     " latest_run = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_run ELSE latest_run END,"
     " latest_speedup = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_speedup"
     "   ELSE latest_speedup END,"
@@ -38,38 +44,40 @@ constexpr std::string_view kUpsertSlow =
     " runs_slow = runs_slow + 1";
 
 // Other measurements of cases already in the backlog: a passing one after the last slow one is a fix
-// candidate (the earliest wins); any newer one becomes the latest.
+// candidate (the earliest wins); any newer one becomes the latest. It runs before kUpsertSlow, so the backlog holds
+// none of this run's cases yet and a case id above the platform's largest in it cannot be there: those rows (a run's
+// new cases, a million in a first upload of a big file) are not probed at all.
 constexpr std::string_view kUpdateOthers =
     "UPDATE backlog SET "
     " fixed_run = CASE WHEN x.failed = 0 AND ?3 > last_ord AND (fixed_ord IS NULL OR ?3 < fixed_ord) THEN ?1"
     "   ELSE fixed_run END,"
     " fixed_ord = CASE WHEN x.failed = 0 AND ?3 > last_ord AND (fixed_ord IS NULL OR ?3 < fixed_ord) THEN ?3"
     "   ELSE fixed_ord END,"
+    " regressed_run = CASE WHEN x.failed = 0 AND ?3 > first_ord AND ?3 < last_ord THEN coalesce(regressed_run, "
+    "last_run)"
+    "   ELSE regressed_run END,"
     " latest_run = CASE WHEN ?3 >= latest_ord THEN ?1 ELSE latest_run END,"
     " latest_speedup = CASE WHEN ?3 >= latest_ord THEN x.speedup ELSE latest_speedup END,"
     " latest_text = CASE WHEN ?3 >= latest_ord THEN x.speedup_text ELSE latest_text END,"
     " latest_failed = CASE WHEN ?3 >= latest_ord THEN x.failed ELSE latest_failed END,"
     " latest_ord = max(latest_ord, ?3) "
-    "FROM (SELECT suite, dtype, mode, config, model, speedup, speedup_text, failed FROM results"
-    "      WHERE run_id = ?1 AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance'"
+    "FROM (SELECT case_id, speedup, speedup_text, failed FROM result_rows"
+    "      WHERE run_id = ?1 AND " PT_RUN_PERF_FILES
+    "      AND case_id <= (SELECT coalesce(max(case_id), 0) FROM backlog WHERE platform = ?2)"
     "      AND NOT (failed = 0 AND speedup > 0 AND speedup < 1)) AS x "
-    "WHERE backlog.platform = ?2 AND backlog.suite = x.suite AND backlog.dtype = x.dtype"
-    " AND backlog.mode = x.mode AND backlog.config = x.config AND backlog.model = x.model";
+    "WHERE backlog.platform = ?2 AND backlog.case_id = x.case_id";
 
 // Cases of this run that lost their fix while newer measurements exist: find the earliest passing
 // measurement after the last slow one in the case's history (rare: only late uploads get here).
 constexpr std::string_view kRecomputeFix =
     "UPDATE backlog SET (fixed_run, fixed_ord) = ("
-    "  SELECT r.id, r.created_at || '#' || printf('%012d', r.id) FROM cases c CROSS JOIN runs r"
-    "  CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = c.id"
-    "  WHERE c.suite = backlog.suite AND c.model = backlog.model AND c.dtype = backlog.dtype"
-    "  AND c.mode = backlog.mode AND c.kind = 'performance' AND c.config = backlog.config"
-    "  AND r.platform = backlog.platform AND x.failed = 0 AND NOT (x.speedup > 0 AND x.speedup < 1)"
+    "  SELECT r.id, r.created_at || '#' || printf('%012d', r.id) FROM runs r"
+    "  CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = backlog.case_id"
+    "  WHERE r.platform = backlog.platform AND x.failed = 0 AND NOT (x.speedup > 0 AND x.speedup < 1)"
     "  AND r.created_at || '#' || printf('%012d', r.id) > backlog.last_ord"
     "  ORDER BY 2 LIMIT 1) "
-    "WHERE platform = ?2 AND fixed_ord IS NULL AND latest_ord > last_ord AND latest_failed = 0 AND (suite, dtype, mode,"
-    " config, model) IN (SELECT suite, dtype, mode, config, model FROM results WHERE run_id = ?1"
-    " AND file_id IN (SELECT value FROM json_each(?4)) AND kind = 'performance')";
+    "WHERE platform = ?2 AND fixed_ord IS NULL AND latest_ord > last_ord AND latest_failed = 0"
+    " AND case_id IN (SELECT case_id FROM result_rows WHERE run_id = ?1 AND " PT_RUN_PERF_FILES ")";
 
 // Cheap guard for kRecomputeFix: nothing to recompute unless some case lost its fix (late uploads only).
 constexpr std::string_view kAnyLostFix =
@@ -77,47 +85,47 @@ constexpr std::string_view kAnyLostFix =
     " AND latest_failed = 0)";
 
 constexpr std::string_view kReadBacklog =
-    "SELECT b.suite, b.dtype, b.mode, b.config, b.model,"
+    "SELECT c.suite, c.dtype, c.mode, c.config, c.model,"
     " CASE WHEN b.latest_failed = 1 THEN 'failing' WHEN b.latest_ord = b.last_ord THEN 'open' ELSE 'fixed' END"
     "   AS status,"
     " f.key, l.key, x.key, CASE WHEN b.latest_failed = 0 AND b.latest_ord <> b.last_ord THEN fx.key END,"
     " b.latest_text, b.worst_speedup, b.runs_slow "
-    "FROM backlog b JOIN runs f ON f.id = b.first_run JOIN runs l ON l.id = b.last_run"
-    " JOIN runs x ON x.id = b.latest_run LEFT JOIN runs fx ON fx.id = b.fixed_run "
+    "FROM backlog b JOIN cases c ON c.id = b.case_id JOIN runs f ON f.id = b.first_run"
+    " JOIN runs l ON l.id = b.last_run JOIN runs x ON x.id = b.latest_run LEFT JOIN runs fx ON fx.id = b.fixed_run "
     "WHERE b.platform = ?1 "
     "ORDER BY CASE status WHEN 'open' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END,"
-    " CASE WHEN status = 'open' THEN b.worst_speedup END, b.suite, b.dtype, b.mode, b.config, b.model";
+    " CASE WHEN status = 'open' THEN b.worst_speedup END, c.suite, c.dtype, c.mode, c.config, c.model";
 
 // ?1 run id, ?2 platform: the backlog cases the run measured.
 constexpr std::string_view kCasesOfRun =
-    "SELECT DISTINCT b.suite, b.dtype, b.mode, b.config, b.model FROM results x JOIN backlog b"
-    " ON b.platform = ?2 AND b.suite = x.suite AND b.dtype = x.dtype AND b.mode = x.mode AND b.config = x.config"
-    " AND b.model = x.model WHERE x.run_id = ?1 AND x.kind = 'performance'";
-constexpr std::string_view kDeleteCase =
-    "DELETE FROM backlog WHERE platform = ?1 AND suite = ?2 AND dtype = ?3 AND mode = ?4 AND config = ?5"
-    " AND model = ?6";
-// One case rebuilt from its measurements on the platform (?1 platform, ?2..?6 suite, dtype, mode, config, model), with
-// the rules of kUpsertSlow / kUpdateOthers: slow = not failed and 0 < speedup < 1; a measurement is any row whose slow
-// test is not NULL (an invalid row, speedup NULL and not failed, is none); the fix is the earliest passing one after
-// the last slow one; the latest is the newest of any kind. No slow measurement: no row.
+    "SELECT DISTINCT b.case_id FROM result_rows x JOIN backlog b ON b.platform = ?2 AND b.case_id = x.case_id"
+    " WHERE x.run_id = ?1";
+constexpr std::string_view kDeleteCase = "DELETE FROM backlog WHERE platform = ?1 AND case_id = ?2";
+// One case rebuilt from its measurements on the platform (?1 platform, ?2 case id), with the rules of kUpsertSlow /
+// kUpdateOthers: slow = not failed and 0 < speedup < 1; a measurement is any row whose slow test is not NULL (an
+// invalid row, speedup NULL and not failed, is none); the fix is the earliest passing one after the last slow one;
+// the latest is the newest of any kind. No slow measurement: no row.
 constexpr std::string_view kRecomputeCase =
     "WITH m AS ("
     "  SELECT r.id AS run, r.created_at || '#' || printf('%012d', r.id) AS ord, x.speedup, x.speedup_text, x.failed,"
     "   (x.failed = 0 AND x.speedup > 0 AND x.speedup < 1) AS slow"
-    "  FROM cases c CROSS JOIN runs r CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = c.id"
-    "  WHERE c.suite = ?2 AND c.model = ?6 AND c.dtype = ?3 AND c.mode = ?4 AND c.kind = 'performance'"
-    "  AND c.config = ?5 AND r.platform = ?1 AND (x.failed = 0 AND x.speedup > 0 AND x.speedup < 1) IS NOT NULL),"
+    "  FROM runs r CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = ?2"
+    "  WHERE r.platform = ?1 AND (x.failed = 0 AND x.speedup > 0 AND x.speedup < 1) IS NOT NULL),"
     " s AS (SELECT min(ord) AS first_ord, max(ord) AS last_ord, min(speedup) AS worst, count(*) AS n"
     "       FROM m WHERE slow),"
     " l AS (SELECT run, ord, speedup, speedup_text, failed FROM m ORDER BY ord DESC LIMIT 1),"
     " f AS (SELECT m.run, m.ord FROM m, s WHERE NOT m.slow AND m.failed = 0 AND m.ord > s.last_ord"
-    "       ORDER BY m.ord LIMIT 1) "
-    "INSERT INTO backlog(platform, suite, dtype, mode, config, model, first_run, first_ord, last_run, last_ord,"
-    " fixed_run, fixed_ord, latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup,"
-    " runs_slow) "
-    "SELECT ?1, ?2, ?3, ?4, ?5, ?6, (SELECT run FROM m WHERE ord = s.first_ord LIMIT 1), s.first_ord,"
+    "       ORDER BY m.ord LIMIT 1),"
+    // the last fix that a later slow measurement ended: the first slow one after the last passing one between
+    " g AS (SELECT m.ord FROM m, s WHERE NOT m.slow AND m.failed = 0 AND m.ord > s.first_ord AND m.ord < s.last_ord"
+    "       ORDER BY m.ord DESC LIMIT 1),"
+    " rg AS (SELECT m.run FROM m, g WHERE m.slow AND m.ord > g.ord ORDER BY m.ord LIMIT 1) "
+    "INSERT INTO backlog(platform, case_id, first_run, first_ord, last_run, last_ord, fixed_run, fixed_ord,"
+    " latest_run, latest_ord, latest_speedup, latest_text, latest_failed, worst_speedup, runs_slow, regressed_run) "
+    "SELECT ?1, ?2, (SELECT run FROM m WHERE ord = s.first_ord LIMIT 1), s.first_ord,"
     " (SELECT run FROM m WHERE ord = s.last_ord LIMIT 1), s.last_ord, (SELECT run FROM f), (SELECT ord FROM f),"
-    " l.run, l.ord, l.speedup, l.speedup_text, l.failed, s.worst, s.n FROM s, l WHERE s.n > 0";
+    " l.run, l.ord, l.speedup, l.speedup_text, l.failed, s.worst, s.n, (SELECT run FROM rg) FROM s, l WHERE s.n > 0";
+#undef PT_RUN_PERF_FILES
 
 constexpr std::string_view kPendingRebuild = "SELECT EXISTS (SELECT 1 FROM maintenance WHERE task = 'rebuild_backlog')";
 constexpr std::string_view kFilesOldestRunFirst =
@@ -144,7 +152,7 @@ Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector
     PT_ASSIGN(const std::int64_t any, scalar(st));
     return any != 0;
   };
-  for (auto sql : {kUpsertSlow, kUpdateOthers, kRecomputeFix}) {
+  for (auto sql : {kUpdateOthers, kUpsertSlow, kRecomputeFix}) {
     if (sql == kRecomputeFix) {
       PT_ASSIGN(const bool needed, lost_fix());
       if (!needed) break;
@@ -186,9 +194,7 @@ Result<std::int64_t> count_platform_runs(Database& db, const std::string& platfo
 Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t run_id, const std::string& platform) {
   PT_ASSIGN(auto st, Statement::prepare(db, kCasesOfRun));
   st.bind(1, run_id).bind(2, platform);
-  return collect<BacklogCase>(st, [](const Statement& s) {
-    return BacklogCase{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)};
-  });
+  return collect<BacklogCase>(st, [](const Statement& s) { return BacklogCase{s.int64(0)}; });
 }
 
 Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,
@@ -199,7 +205,7 @@ Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& pl
   for (const auto& c : cases) {
     for (auto* st : {&drop, &rebuild}) {
       st->reset();
-      st->bind(1, platform).bind(2, c.suite).bind(3, c.dtype).bind(4, c.mode).bind(5, c.config).bind(6, c.model);
+      st->bind(1, platform).bind(2, c.case_id);
       PT_TRY(st->run());
     }
     kept += db.changes();

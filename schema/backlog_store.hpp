@@ -36,7 +36,7 @@ Result<std::int64_t> count_platform_runs(Database& db, const std::string& platfo
 // built it from them; a case no remaining measurement has slower than eager leaves the backlog. Inside the caller's
 // transaction. Returns how many of the cases are still in the backlog.
 struct BacklogCase {
-  std::string suite, dtype, mode, config, model;
+  std::int64_t case_id = 0;  // cases.id
 };
 Result<std::vector<BacklogCase>> backlog_cases_of_run(Database& db, std::int64_t run_id, const std::string& platform);
 Result<std::int64_t> recompute_backlog_cases(Database& db, const std::string& platform,

@@ -1,10 +1,16 @@
 #include "schema/sqlite.hpp"
 
+#include <mutex>
 #include <utility>
 
 namespace perftriage::schema {
 
 Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
+  // SQLite counts every allocation under one global mutex unless told not to (SQLITE_CONFIG_MEMSTATUS, on by
+  // default); nothing here reads those counters, and a 1M-row ingest spent 3.6% of its time in that mutex. Must come
+  // before SQLite initialises, so before the first connection; a later call would only answer SQLITE_MISUSE.
+  static std::once_flag configured;
+  std::call_once(configured, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

@@ -94,9 +94,10 @@ constexpr std::string_view kInsertRunGroup =
     "INSERT INTO run_groups VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 // Expectations are only ever added or replaced (files are superseded, never deleted), so a run without
 // any has nothing to refresh.
+// Read from the run's summaries, counted just before: no second scan of the run's rows.
 constexpr std::string_view kRunFlagsToRefresh =
-    "SELECT coalesce(max(accuracy_failed), 0), coalesce(max(unreliable), 0),"
-    " EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) FROM result_rows WHERE run_id = ?1";
+    "SELECT coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0),"
+    " EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) FROM run_groups WHERE run_id = ?1";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -449,12 +450,15 @@ Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
           std::string(kDeviates),
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
-  // One read of the run's rows says which statements have anything to do: marking needs a failing accuracy row,
-  // unmarking a marked row; without expectations the last two have nothing to do.
+  // The run's summaries (one read of its rows) say which statements have anything to do: marking needs a failing
+  // accuracy row, unmarking a marked row; without expectations the last two have nothing to do. When none has, the
+  // summaries just counted are the answer; otherwise they are counted again after the flags moved.
+  PT_TRY(refresh_run_summary(db, run_id));
   PT_ASSIGN(auto check, Statement::prepare(db, kRunFlagsToRefresh));
   check.bind(1, run_id);
   PT_TRY(check.step());
   const bool needed[] = {check.int64(0) != 0, check.int64(1) != 0, check.int64(2) != 0, check.int64(2) != 0};
+  if (std::none_of(std::begin(needed), std::end(needed), [](bool b) { return b; })) return {};
   for (std::size_t i = 0; i < std::size(statements); ++i) {
     if (!needed[i]) continue;
     const auto& sql = statements[i];

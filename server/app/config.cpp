@@ -1,5 +1,7 @@
 #include "server/app/config.hpp"
 
+#include "analyzers/labeler/taxonomy.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <functional>
+
 #include <toml++/toml.h>  // Debian builds libtomlplusplus with exceptions: parse errors are toml::parse_error
 
 #include "common/strings.hpp"
@@ -565,6 +569,81 @@ std::string to_string(const ConfigError& e) {
   return out + ": " + e.message;
 }
 
+// [[tracking]]: an array of tables with exactly the keys of TrackingPolicy; every mistake is reported with its place.
+void apply_tracking(const toml::node& node, Settings& settings, const std::function<void(Where, std::string)>& error) {
+  const auto* array = node.as_array();
+  if (!array || !array->is_array_of_tables()) {
+    error(where(node.source()), "tracking policies are [[tracking]] tables, one per policy");
+    return;
+  }
+  auto strings = [&](const toml::node& n, const char* key, std::vector<std::string>& out) {
+    const auto* a = n.as_array();
+    out.clear();
+    for (std::size_t i = 0; a && i < a->size(); ++i) {
+      if (const auto* v = a->get(i)->as_string(); v && !v->get().empty()) out.push_back(v->get());
+    }
+    if (!a || out.size() != a->size() || out.empty()) {
+      error(where(n.source()), std::string("[[tracking]] ") + key + " must be a non-empty array of strings");
+      return false;
+    }
+    return true;
+  };
+  for (const auto& element : *array) {
+    const auto& t = *element.as_table();
+    TrackingPolicy p;
+    bool ok = true;
+    for (const auto& [key, value] : t) {
+      const std::string_view k = key.str();
+      const Where at = where(value.source());
+      if (k == "repo" || k == "runs" || k == "taxonomy") {
+        const auto* v = value.as_string();
+        std::string text = v ? v->get() : std::string();
+        std::string why;
+        if (!v || text.empty())
+          why = "must be a non-empty string";
+        else if (k == "repo" && std::count(text.begin(), text.end(), '/') != 1)
+          why = "must be \"owner/name\"";
+        else if (k == "runs" && text.rfind("tag:", 0) != 0 && text.rfind("key:", 0) != 0)
+          why = "must be \"tag:GLOB\" (over run tags) or \"key:GLOB\" (over run keys)";
+        else if (k == "taxonomy" && !analyzers::labeler::load_taxonomy(text))
+          why = "names no taxonomy (torch-xpu-ops, pytorch)";
+        if (!why.empty()) {
+          error(at, "[[tracking]] " + std::string(k) + " " + why);
+          ok = false;
+          continue;
+        }
+        (k == "repo" ? p.repo : k == "runs" ? p.runs : p.taxonomy) = text;
+      } else if (k == "platforms" || k == "kinds") {
+        ok = strings(value, k == "platforms" ? "platforms" : "kinds", k == "platforms" ? p.platforms : p.kinds) && ok;
+        for (const auto& kind : k == "kinds" ? p.kinds : std::vector<std::string>{}) {
+          if (kind != "slow" && kind != "regressions") {
+            error(at, "[[tracking]] kinds are \"slow\" and \"regressions\", not \"" + kind + "\"");
+            ok = false;
+          }
+        }
+      } else if (k == "settle_seconds") {
+        const auto* v = value.as_integer();
+        if (!v || v->get() < 0 || v->get() > 86400) {
+          error(at, "[[tracking]] settle_seconds must be an integer from 0 to 86400");
+          ok = false;
+          continue;
+        }
+        p.settle_seconds = v->get();
+      } else {
+        error(where(key.source()), "unknown key '" + std::string(k) +
+                                       "' in [[tracking]]; the keys are repo, platforms, runs, kinds, taxonomy, "
+                                       "settle_seconds");
+        ok = false;
+      }
+    }
+    if (p.repo.empty() || p.platforms.empty()) {
+      error(where(t.source()), "[[tracking]] needs repo and platforms");
+      ok = false;
+    }
+    if (ok) settings.tracking.push_back(std::move(p));
+  }
+}
+
 ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Settings& settings, Sources* sources) {
   ConfigErrors errors;
   const std::string file(file_name);
@@ -579,6 +658,10 @@ ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Se
   for (const auto& [section_key, section_node] : doc) {
     const std::string_view section = section_key.str();
     const auto* section_table = section_node.as_table();
+    if (section == "tracking") {
+      apply_tracking(section_node, settings, error);
+      continue;
+    }
     if (!is_section(section)) {
       if (!section_table) {
         std::string belongs;

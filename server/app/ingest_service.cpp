@@ -20,6 +20,7 @@
 #include "ingest/benchmark_csv.hpp"
 #include "ingest/reference_csv.hpp"
 #include "schema/backlog_store.hpp"
+#include "schema/triage_store.hpp"
 #include "schema/blob_codec.hpp"
 
 namespace perftriage::server {
@@ -363,6 +364,7 @@ Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta
     if (f.stored_file_id) performance_files.push_back(f.stored_file_id);
   }
   PT_TRY(schema::update_backlog(store.db(), run_id, performance_files));
+  PT_TRY(schema::apply_auto_triage(store.db(), run_id));
   PT_TRY(tx.commit());
   return summary;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Plain settings, built once in the command that starts the service.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,17 @@ struct CacheSettings {
   std::size_t max_bytes = 64u << 20;  // [cache] max_mb; 0 = no cache (ETag / 304 / gzip stay on)
 };
 
+// One [[tracking]] table of the config file: a tracking issue the service keeps for each (repo, platform, release,
+// kind) whose runs the policy matches (server/bot/tracking.hpp).
+struct TrackingPolicy {
+  std::string repo;                    // "intel/torch-xpu-ops"
+  std::vector<std::string> platforms;  // ["BMG"]; any spelling
+  std::string runs = "tag:release-*";  // "tag:GLOB" over run tags (the release is what '*' matched) | "key:GLOB"
+  std::vector<std::string> kinds = {"slow", "regressions"};
+  std::string taxonomy = "torch-xpu-ops";
+  std::int64_t settle_seconds = 600;  // a run quiet this long is seen whole (a sharded upload)
+};
+
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
@@ -86,6 +98,7 @@ struct Settings {
   LimitSettings limits;
   RetentionSettings retention;
   CacheSettings cache;
+  std::vector<TrackingPolicy> tracking;
 };
 
 }  // namespace perftriage::server

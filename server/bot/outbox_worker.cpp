@@ -220,9 +220,23 @@ Outcome OutboxWorker::answer(const schema::OutboxRow& row, const GitHubResponse&
   return decide(response, row.attempts + 1, unix_ms(), options_.retry);
 }
 
-Outcome OutboxWorker::execute(const schema::OutboxRow& row, schema::Database& db) {
-  if (!is_github_repo(row.repo)) {  // rows written before names were validated: never build a URL from them
-    return Outcome{Outcome::Kind::failed, 0, false, "'" + row.repo + "' is not a GitHub owner/name"};
+Outcome OutboxWorker::execute(const schema::OutboxRow& queued, schema::Database& db) {
+  if (!is_github_repo(queued.repo)) {  // rows written before names were validated: never build a URL from them
+    return Outcome{Outcome::Kind::failed, 0, false, "'" + queued.repo + "' is not a GitHub owner/name"};
+  }
+  schema::OutboxRow row = queued;
+  // An action about a tracking issue queued before the issue existed (server/bot/tracking.hpp) names it by its
+  // fingerprint: the number is known once the issue's creation (queued before it) was sent.
+  if (const std::string fp = str_or(row.payload, "tracking_fingerprint");
+      !fp.empty() && row.issue_number == 0 && row.kind != OutboxKind::upsert_tracking_issue &&
+      row.kind != OutboxKind::create_label) {
+    auto number = schema::tracking_issue(db, fp);
+    if (!number) return db_trouble(number.error(), row.attempts + 1, options_.retry);
+    if (!*number) {
+      return Outcome{Outcome::Kind::retry, backoff_ms(row.attempts + 1, options_.retry), false,
+                     "the tracking issue " + fp + " is not created yet"};
+    }
+    row.issue_number = **number;
   }
   switch (row.kind) {
     case OutboxKind::create_label: {
@@ -255,7 +269,25 @@ Outcome OutboxWorker::add_labels(const schema::OutboxRow& row, schema::Database&
   return outcome;
 }
 
+Outcome OutboxWorker::upsert_marked_comment(const schema::OutboxRow& row) {
+  // A comment of its own (a tracking issue's update), found again by its first line, its marker: a re-send after a
+  // crash edits it instead of posting a second one.
+  const std::string body = str_or(row.payload, "body");
+  const std::string marker = body.substr(0, body.find('\n'));
+  std::optional<std::int64_t> id;
+  for (int page = 1; page <= 10 && !id; ++page) {
+    auto r = client_.list_comments(row.repo, row.issue_number, page);
+    if (!r.ok()) return answer(row, r);
+    auto comments = r.json();
+    id = find_marked_comment(comments, marker);
+    if (!comments.is_array() || comments.size() < 100) break;
+  }
+  if (id) return answer(row, mutate([&] { return client_.update_comment(row.repo, *id, body); }));
+  return answer(row, mutate([&] { return client_.create_comment(row.repo, row.issue_number, body); }));
+}
+
 Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Database& db) {
+  if (row.payload.contains("marker")) return upsert_marked_comment(row);
   const std::string body = str_or(row.payload, "body");
   auto known = schema::comment_id(db, row.repo, row.issue_number);
   if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
@@ -295,6 +327,9 @@ Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Datab
 Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db) {
   const std::string fingerprint = str_or(row.payload, "fingerprint");
   json issue{{"title", str_or(row.payload, "title")}, {"body", str_or(row.payload, "body")}};
+  if (const std::string state = str_or(row.payload, "state"); state == "open" || state == "closed") {
+    issue["state"] = state;
+  }
   auto known = schema::tracking_issue(db, fingerprint);
   if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
   if (*known) {

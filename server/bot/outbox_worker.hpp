@@ -69,6 +69,7 @@ class OutboxWorker {
   // One per action kind; execute() has checked the repository name.
   Outcome add_labels(const schema::OutboxRow& row, schema::Database& db);
   Outcome upsert_comment(const schema::OutboxRow& row, schema::Database& db);
+  Outcome upsert_marked_comment(const schema::OutboxRow& row);
   Outcome upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db);
   // GitHub's answer to an attempt of `row`, as an outcome (sent, retry after a backoff, failed).
   Outcome answer(const schema::OutboxRow& row, const GitHubResponse& response) const;

@@ -56,6 +56,7 @@ void build(CLI::App& app, Io io, Action& chosen) {
   add_backup(sub("backup", "a consistent copy of the database, while the server runs"));
   add_restore(sub("restore", "put a backup in place of the database"));
   add_retention(sub("retention", "one retention pass outside the server"));
+  add_triage(sub("triage", "triage state per case: list a platform's, or decide one"));
   add_config(sub("config", "check config files, show the effective settings, list every key"));
   add_help(app, sub("help", "this help, or the help of one command"));
   refuse_options_as_values(app);

@@ -14,6 +14,7 @@
 #include "server/app/config.hpp"
 #include "server/app/retention.hpp"
 #include "server/bot/outbox_worker.hpp"
+#include "server/bot/tracking.hpp"
 #include "server/bot/webhook_service.hpp"
 #include "server/cli/commands.hpp"
 #include "server/cli/settings_flags.hpp"
@@ -121,6 +122,14 @@ Result<int> run_server(const server::Settings& settings, Io io) {
     *err << "perftriage: " << line << std::endl;
   });
   if (server::retention_enabled(settings.retention)) retention.start();
+  // Tracking issues ([[tracking]], server/bot/tracking.hpp): a pass every half second over what changed.
+  server::TrackingTask tracking(
+      app, [err = &io.err](const std::string& line) { *err << "perftriage: " << line << std::endl; }, 500);
+  if (!settings.tracking.empty()) {
+    tracking.start();
+    io.out << "perftriage: tracking issues: " << settings.tracking.size() << " polic"
+           << (settings.tracking.size() == 1 ? "y" : "ies") << std::endl;
+  }
   http.run(settings.threads);
   if (worker) worker->stop();
   io.out << "perftriage: stopped" << std::endl;

@@ -20,5 +20,6 @@ void add_backup(const Command& cmd);     // server/cli/cmd_backup.cpp
 void add_restore(const Command& cmd);    // server/cli/cmd_backup.cpp
 void add_retention(const Command& cmd);  // retention run
 void add_config(const Command& cmd);     // config check | show | keys
+void add_triage(const Command& cmd);     // triage list | set
 
 }  // namespace perftriage::cli

@@ -17,6 +17,7 @@ Router make_router() {
   register_label_routes(router);
   register_webhook_routes(router);
   register_outbox_routes(router);
+  register_triage_routes(router);
   register_dashboard_routes(router);
   register_metrics_routes(router);
   register_openapi_routes(router);

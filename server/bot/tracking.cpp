@@ -1,0 +1,456 @@
+#include "server/bot/tracking.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "analyzers/compare/report.hpp"
+#include "analyzers/flags/slow_table.hpp"
+#include "analyzers/labeler/labeler.hpp"
+#include "common/strings.hpp"
+#include "schema/blob_codec.hpp"
+#include "schema/bot_store.hpp"
+#include "schema/store.hpp"
+#include "schema/tracking_store.hpp"
+#include "schema/triage_store.hpp"
+#include "server/app/case_findings.hpp"
+#include "server/app/label_evidence.hpp"
+#include "server/app/slow_report.hpp"
+#include "server/bot/outbox_worker.hpp"
+#include "server/bot/webhook.hpp"
+
+namespace perftriage::server {
+namespace {
+
+using nlohmann::json;
+namespace lb = analyzers::labeler;
+
+// One case of the slow issue, as the release's runs (oldest first) left it.
+struct Tracked {
+  model::ResultRecord row;      // its newest slow row: the table's source, speedup
+  std::string status = "open";  // open | fixed
+  std::string fixed_run, fixed_speedup;
+  std::string triage = "new", triage_reason;
+};
+
+std::string case_text(const model::ResultRecord& r) {
+  return r.suite + " " + r.dtype + " " + r.mode + " " + r.model + (r.config.empty() ? "" : " [" + r.config + "]");
+}
+std::string case_id_text(const CaseKey& k) {
+  return k.suite + "/" + k.dtype + "/" + k.mode + "/" + k.model + (k.config.empty() ? "" : "/" + k.config);
+}
+
+bool apart(const Tracked& t) { return t.triage == "expected" || t.triage == "wontfix"; }
+
+// The runs of the platform that the policy tracks under `release`, oldest first.
+Result<std::vector<model::RunRecord>> release_runs(schema::Database& db, const TrackingPolicy& policy,
+                                                   const std::string& platform, const std::string& release) {
+  PT_ASSIGN(auto runs, schema::list_runs(db, platform));
+  std::vector<model::RunRecord> out;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (tracked_release(policy, *it) == release) out.push_back(std::move(*it));
+  }
+  return out;
+}
+
+// Folds the release's runs into the tracked cases: slow in any run makes a case tracked; a later passing row fixes
+// it (with that run), a later slow row opens it again. Failed rows change nothing.
+Result<std::map<CaseKey, Tracked>> track_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,
+                                               double threshold) {
+  std::map<CaseKey, Tracked> cases;
+  for (const auto& run : runs) {
+    schema::ResultFilter filter;
+    filter.run_ids = {run.id};
+    filter.kind = "performance";
+    PT_ASSIGN(auto rows, schema::results(store.db(), filter));
+    for (auto& row : rows) {
+      if (row.failed || !row.speedup || *row.speedup <= 0) continue;
+      const bool slow = *row.speedup < threshold;
+      auto it = cases.find(case_key(row));
+      if (slow) {
+        auto& t = cases[case_key(row)];
+        t.status = "open";
+        t.fixed_run.clear();
+        t.row = std::move(row);
+      } else if (it != cases.end() && it->second.status == "open") {
+        it->second.status = "fixed";
+        it->second.fixed_run = run.meta.key;
+        it->second.fixed_speedup = row.speedup_text;
+      }
+    }
+  }
+  for (auto& [key, t] : cases) {
+    PT_ASSIGN(const auto triage,
+              schema::find_triage(store.db(), {t.row.platform, key.suite, key.dtype, key.mode, key.model, key.config}));
+    if (triage) {
+      t.triage = triage->state;
+      t.triage_reason = triage->reason;
+    }
+  }
+  return cases;
+}
+
+// "attention: math_fallback" -> the open cases it explains (with the first evidence line), then "unexplained".
+std::string root_causes_markdown(const std::map<CaseKey, Tracked>& cases,
+                                 const std::map<CaseKey, std::vector<FindingSummary>>& findings,
+                                 std::map<std::string, std::vector<std::string>>& groups) {
+  std::map<std::string, std::string> evidence;
+  for (const auto& [key, t] : cases) {
+    if (t.status != "open" || apart(t)) continue;
+    std::set<std::string> causes;
+    if (auto f = findings.find(key); f != findings.end()) {
+      for (const auto& s : f->second) {
+        if (s.verdict.empty() || s.verdict == "unknown" || s.verdict == "no" || s.verdict == "none" ||
+            s.verdict == "fused")
+          continue;
+        const std::string cause = s.classifier + ": " + s.verdict;
+        if (causes.insert(cause).second) groups[cause].push_back(case_text(t.row));
+        if (!s.evidence.empty() && !evidence.count(cause)) evidence[cause] = s.evidence;
+      }
+    }
+    if (causes.empty()) groups["unexplained"].push_back(case_text(t.row));
+  }
+  if (groups.empty()) return {};
+  std::string out = "\n## Likely root causes\n\n";
+  for (const auto& [cause, members] : groups) {
+    if (cause == "unexplained") continue;
+    out += fmt::format("- **{}** ({} case{}): {}", cause, members.size(), members.size() == 1 ? "" : "s",
+                       join(members, "; "));
+    if (auto e = evidence.find(cause); e != evidence.end()) out += ". Evidence: " + e->second;
+    out += "\n";
+  }
+  if (auto u = groups.find("unexplained"); u != groups.end()) {
+    out += fmt::format(
+        "- **unexplained** ({} case{}): {}. No finding yet: attach a kernel trace (`scripts/capture_traces.py`) and "
+        "the compile log of the case (`POST /api/v1/runs/{{key}}/artifacts`).\n",
+        u->second.size(), u->second.size() == 1 ? "" : "s", join(u->second, "; "));
+  }
+  return out;
+}
+
+std::string fixed_and_apart_markdown(const std::map<CaseKey, Tracked>& cases) {
+  std::string fixed, known;
+  for (const auto& [key, t] : cases) {
+    if (apart(t)) {
+      known += "- " + case_text(t.row) + ": " + t.triage +
+               (t.triage_reason.empty() ? "" : " (" + t.triage_reason + ")") + "\n";
+    } else if (t.status == "fixed") {
+      fixed += "- ~~" + case_text(t.row) + "~~ fixed in `" + t.fixed_run + "` (speedup " + t.fixed_speedup + ")\n";
+    }
+  }
+  std::string out;
+  if (!fixed.empty()) out += "\n## Fixed\n\n" + fixed;
+  if (!known.empty()) out += "\n## Known limitations (expected / wontfix, not tracked here)\n\n" + known;
+  return out;
+}
+
+// The tracker's order (analyzers::sort_slow_cases: suite, dtype, mode, then speedup), except that within a suite and
+// mode the dtype with the most cases comes first, as in the seed issue (five bfloat16 rows, then amp_bf16 and float16):
+// the first row, which a reader and the labeler take as the issue's case 1, is then the common one.
+void lead_with_the_main_dtype(std::vector<model::ResultRecord>& rows) {
+  analyzers::sort_slow_cases(rows);
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> count;
+  for (const auto& r : rows) ++count[{r.suite, r.mode, r.dtype}];
+  std::stable_sort(rows.begin(), rows.end(), [&](const model::ResultRecord& a, const model::ResultRecord& b) {
+    const std::size_t ca = count[{a.suite, a.mode, a.dtype}], cb = count[{b.suite, b.mode, b.dtype}];
+    return std::tie(a.suite, a.mode) < std::tie(b.suite, b.mode) ||
+           (std::tie(a.suite, a.mode) == std::tie(b.suite, b.mode) && (ca > cb || (ca == cb && a.dtype < b.dtype)));
+  });
+}
+
+struct Built {
+  std::string title, body, label_text;  // label_text: the seed-shaped part the labeler reads
+  json published;                       // {"cases": {id: status}}
+  bool keeps_open = false;
+  std::vector<std::string> opened, fixed, again;  // changes against the published state, as case texts
+  std::map<std::string, std::vector<std::string>> causes;
+};
+
+Result<Built> build_slow_issue(schema::Store& store, const std::vector<model::RunRecord>& runs, double threshold,
+                               const json& published, const std::string& fingerprint) {
+  PT_ASSIGN(auto cases, track_cases(store, runs, threshold));
+  std::map<CaseKey, std::vector<FindingSummary>> findings;
+  for (const auto& run : runs) {
+    PT_ASSIGN(auto of_run, findings_for_run(store.db(), run.id));
+    for (auto& [key, list] : of_run) findings[key].insert(findings[key].end(), list.begin(), list.end());
+  }
+  Built b;
+  std::vector<model::ResultRecord> open_rows;
+  b.published = {{"cases", json::object()}};
+  const json before = published.value("cases", json::object());
+  for (const auto& [key, t] : cases) {
+    const std::string status = apart(t) ? "apart" : t.status;
+    const std::string id = case_id_text(key);
+    b.published["cases"][id] = status;
+    if (status == "open") open_rows.push_back(t.row);
+    const std::string was = before.value(id, "");
+    if (status == "open" && was.empty()) b.opened.push_back(case_text(t.row));
+    if (status == "open" && was == "fixed") b.again.push_back(case_text(t.row));
+    if (status == "fixed" && was == "open") b.fixed.push_back(case_text(t.row) + " in `" + t.fixed_run + "`");
+  }
+  lead_with_the_main_dtype(open_rows);
+  b.keeps_open = !open_rows.empty();
+  const auto& newest = runs.back();
+  const std::string report = analyzers::compare::slow_report_markdown(newest, open_rows, threshold);
+  const auto cut = report.find('\n');
+  b.title = report.substr(0, cut);
+  b.label_text = cut == std::string::npos ? std::string() : report.substr(cut + 1);
+  b.body = b.label_text + fixed_and_apart_markdown(cases) + root_causes_markdown(cases, findings, b.causes);
+  b.body += "\n<!-- perftriage:tracking " + fingerprint + " -->\n";
+  return b;
+}
+
+std::string update_comment(const Built& b, const std::string& run_key, const std::string& fingerprint) {
+  std::string out = "Update from run `" + run_key + "`:\n\n";
+  auto list = [&](const char* what, const std::vector<std::string>& items) {
+    if (!items.empty()) out += fmt::format("- {} ({}): {}\n", what, items.size(), join(items, "; "));
+  };
+  list("New slow cases", b.opened);
+  list("Fixed", b.fixed);
+  list("Slow again", b.again);
+  const std::string digest = schema::sha256_hex(out).substr(0, 12);
+  return "<!-- perftriage:tracking-update " + fingerprint + " " + digest + " -->\n" + out;
+}
+
+// The proposal of a split by cause, when the labeler says need_split and the open cases have several causes.
+std::string split_markdown(const Built& b) {
+  if (b.causes.size() < 2) return {};
+  std::string out = "\n## Proposed split\n\nThe open cases have different causes; one issue each:\n\n";
+  for (const auto& [cause, members] : b.causes) {
+    out += fmt::format("- {}: {} case{}\n", cause, members.size(), members.size() == 1 ? "" : "s");
+  }
+  return out;
+}
+
+struct Plan {
+  std::vector<schema::NewAction> actions;
+  schema::TrackingState state;
+};
+
+// What to send for one evaluated issue, against its published state.
+Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, schema::TrackingState state, Built b,
+                        const std::string& run_key) {
+  const std::string& fp = state.fingerprint;
+  auto action = [&](schema::OutboxKind kind, json payload) {
+    payload["tracking_fingerprint"] = fp;
+    return schema::NewAction{policy.repo, 0, kind, std::move(payload)};
+  };
+  Plan plan;
+  const bool first = state.published == "{}" || state.published.empty();
+  PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(policy.taxonomy));
+  const lb::IssueInput input{b.title, b.label_text, {}, policy.repo, 0};
+  const auto labeled = label_with_evidence(store, input, taxonomy);
+  if (labeled.need_split) b.body += split_markdown(b);
+  const std::string sha = schema::sha256_hex(b.title + "\n" + b.body);
+  const bool reopen = !first && !state.is_open && b.keeps_open;
+  const bool close = !first && state.is_open && !b.keeps_open;
+  if (first && !b.keeps_open) return plan;  // nothing slow: no issue to open
+  if (!first && (b.opened.size() + b.fixed.size() + b.again.size()) > 0) {
+    plan.actions.push_back(action(schema::OutboxKind::upsert_comment,
+                                  {{"body", update_comment(b, run_key, fp)}, {"marker", "tracking-update"}}));
+  }
+  if (close || reopen) {
+    const std::string why =
+        close ? "Every case is fixed, expected or wontfix: closing." : "A case is slow again: reopening.";
+    plan.actions.push_back(
+        action(schema::OutboxKind::upsert_comment,
+               {{"body", "<!-- perftriage:tracking-state " + fp + " " + sha.substr(0, 12) + " -->\n" + why},
+                {"marker", "tracking-state"}}));
+  }
+  if (first || sha != state.body_sha256 || close || reopen) {
+    json issue{{"fingerprint", fp}, {"title", b.title}, {"body", b.body}};
+    if (close || reopen) issue["state"] = close ? "closed" : "open";
+    plan.actions.insert(plan.actions.begin(), action(schema::OutboxKind::upsert_tracking_issue, std::move(issue)));
+  }
+  if (first) {  // the labels with their reasons: the one bot comment, as on any labeled issue
+    webhook::Event event;
+    event.repo = policy.repo;
+    event.title = b.title;
+    for (auto a : webhook::plan_label_actions(event, labeled, taxonomy, {}, lb::render_comment(input, labeled))) {
+      a.payload["tracking_fingerprint"] = fp;
+      plan.actions.push_back(std::move(a));
+    }
+  }
+  state.is_open = first ? true : (close ? false : (reopen ? true : state.is_open));
+  state.published = b.published.dump();
+  state.body_sha256 = sha;
+  plan.state = std::move(state);
+  return plan;
+}
+
+// Rebuilds one tracking issue and queues what changed; inside the caller's transaction.
+Result<std::int64_t> evaluate(AppContext& app, schema::Store& store, const TrackingPolicy& policy,
+                              const std::string& platform, const std::string& release, const std::string& kind) {
+  if (kind != "slow") return 0;  // the regressions issue: not built yet (see docs/tracking.md)
+  auto& db = store.db();
+  PT_ASSIGN(const auto runs, release_runs(db, policy, platform, release));
+  if (runs.empty()) return 0;
+  const std::string fp = tracking_fingerprint(policy, runs.back().meta.platform, release, kind);
+  PT_ASSIGN(auto known, schema::tracking_state(db, fp));
+  schema::TrackingState state = known.value_or(
+      schema::TrackingState{fp, policy.repo, runs.back().meta.platform, release, kind, {}, true, "{}", "", ""});
+  state.run_id = runs.back().id;
+  state.updated_at.clear();
+  const json published = json::parse(state.published, nullptr, false);
+  PT_ASSIGN(auto built, build_slow_issue(store, runs, app.settings().slow_threshold,
+                                         published.is_object() ? published : json::object(), fp));
+  const std::string run_key = runs.back().meta.key;
+  PT_ASSIGN(auto plan, plan_issue(store, policy, std::move(state), std::move(built), run_key));
+  if (plan.state.fingerprint.empty()) return 0;
+  const bool dry_run = app.settings().github.token.empty();
+  for (const auto& a : plan.actions) {
+    PT_TRY(schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
+  }
+  PT_TRY(schema::save_tracking_state(db, plan.state));
+  return static_cast<std::int64_t>(plan.actions.size());
+}
+
+// The (policy, platform, release, kind) tuples one queue entry asks to rebuild.
+struct Target {
+  const TrackingPolicy* policy;
+  std::string platform, release, kind;
+};
+
+Result<std::vector<Target>> targets_of(schema::Database& db, const std::vector<TrackingPolicy>& policies,
+                                       const schema::TrackingDue& due, std::int64_t now_ms, bool& settled) {
+  std::vector<Target> out;
+  settled = true;
+  if (due.scope.rfind("run:", 0) == 0) {
+    PT_ASSIGN(const auto key, schema::run_key_by_id(db, std::stoll(due.scope.substr(4))));
+    if (!key) return out;
+    PT_ASSIGN(const auto run, schema::find_run(db, *key));
+    if (!run) return out;
+    for (const auto& p : policies) {
+      const auto release = tracked_release(p, *run);
+      if (!release) continue;
+      if (due.changed_ms > now_ms - p.settle_seconds * 1000) {
+        settled = false;  // not quiet yet: the entry stays due
+        continue;
+      }
+      for (const auto& k : p.kinds) out.push_back({&p, run->meta.platform, *release, k});
+    }
+    return out;
+  }
+  const std::string platform = due.scope.substr(due.scope.find(':') + 1);
+  PT_ASSIGN(const auto states, schema::tracking_states(db, platform));
+  for (const auto& s : states) {
+    for (const auto& p : policies) {
+      if (p.repo == s.repo && std::count(p.kinds.begin(), p.kinds.end(), s.kind) &&
+          std::any_of(p.platforms.begin(), p.platforms.end(), [&](const auto& x) { return iequals(x, s.platform); }))
+        out.push_back({&p, s.platform, s.release, s.kind});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view glob, std::string_view text) noexcept {
+  std::size_t g = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (g < glob.size() && (glob[g] == '?' || glob[g] == text[t])) {
+      ++g;
+      ++t;
+    } else if (g < glob.size() && glob[g] == '*') {
+      star = g++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      g = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.size() && glob[g] == '*') ++g;
+  return g == glob.size();
+}
+
+std::optional<std::string> tracked_release(const TrackingPolicy& policy, const model::RunRecord& run) {
+  if (std::none_of(policy.platforms.begin(), policy.platforms.end(),
+                   [&](const std::string& p) { return iequals(p, run.meta.platform); }))
+    return std::nullopt;
+  const std::string_view rule = policy.runs;
+  const std::string_view glob = rule.substr(4);
+  if (rule.rfind("tag:", 0) == 0) {
+    for (const auto& tag : run.meta.tags) {
+      if (!glob_match(glob, tag)) continue;
+      const auto star = glob.find('*');
+      if (star == std::string_view::npos) return tag;
+      const std::string_view rest = glob.substr(star + 1);
+      std::string release = tag.substr(star, tag.size() - star - std::min(rest.size(), tag.size() - star));
+      return release.empty() ? tag : release;
+    }
+    return std::nullopt;
+  }
+  if (!glob_match(glob, run.meta.key)) return std::nullopt;
+  const std::string release = analyzers::compare::release_label(run.meta.torch_version);
+  return release.empty() ? run.meta.key : release;
+}
+
+std::string tracking_fingerprint(const TrackingPolicy& policy, const std::string& platform, const std::string& release,
+                                 std::string_view kind) {
+  return policy.repo + "|" + platform + "|" + release + "|" + std::string(kind);
+}
+
+Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {
+  TrackingPass pass;
+  const auto& policies = app.settings().tracking;
+  if (policies.empty()) return pass;
+  PT_ASSIGN(auto store, app.store());
+  auto& db = store->db();
+  PT_ASSIGN(const auto due, schema::due_tracking(db, now_ms));
+  for (const auto& d : due) {
+    PT_ASSIGN(auto tx, schema::Transaction::begin(db));
+    bool settled = true;
+    PT_ASSIGN(const auto targets, targets_of(db, policies, d, now_ms, settled));
+    for (const auto& t : targets) {
+      PT_ASSIGN(const std::int64_t queued, evaluate(app, *store, *t.policy, t.platform, t.release, t.kind));
+      pass.actions += queued;
+      ++pass.evaluated;
+    }
+    if (settled) {
+      PT_TRY(schema::mark_tracking_handled(db, d));
+      ++pass.entries;
+    }
+    PT_TRY(tx.commit());
+  }
+  return pass;
+}
+
+TrackingTask::TrackingTask(AppContext& app, std::function<void(const std::string&)> log, std::int64_t poll_ms)
+    : app_(app), log_(std::move(log)), poll_ms_(poll_ms) {}
+
+TrackingTask::~TrackingTask() { stop(); }
+
+void TrackingTask::start() {
+  thread_ = std::thread([this] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      lock.unlock();
+      auto pass = run_tracking_pass(app_, unix_ms());
+      if (!pass) {
+        log_("tracking: " + pass.error().message);
+      } else if (pass->actions > 0) {
+        log_(fmt::format("tracking: {} issue(s) rebuilt, {} action(s) queued", pass->evaluated, pass->actions));
+      }
+      lock.lock();
+      wake_.wait_for(lock, std::chrono::milliseconds(poll_ms_), [this] { return stopping_.load(); });
+    }
+  });
+}
+
+void TrackingTask::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace perftriage::server
