@@ -237,6 +237,14 @@ Outcome OutboxWorker::execute(const schema::OutboxRow& queued, schema::Database&
                      "the tracking issue " + fp + " is not created yet"};
     }
     row.issue_number = **number;
+    if (row.payload.contains("body") && row.payload["body"].is_string()) {
+      std::string body = row.payload["body"].get<std::string>();
+      const std::string placeholder = row.repo + "#{issue}";
+      for (auto at = body.find(placeholder); at != std::string::npos; at = body.find(placeholder, at)) {
+        body.replace(at, placeholder.size(), row.repo + "#" + std::to_string(row.issue_number));
+      }
+      row.payload["body"] = body;
+    }
   }
   switch (row.kind) {
     case OutboxKind::create_label: {

@@ -19,6 +19,7 @@
 #include "schema/tracking_store.hpp"
 #include "schema/triage_store.hpp"
 #include "server/app/case_findings.hpp"
+#include "server/app/comparison.hpp"
 #include "server/app/label_evidence.hpp"
 #include "server/app/slow_report.hpp"
 #include "server/bot/outbox_worker.hpp"
@@ -227,6 +228,49 @@ std::string split_markdown(const Built& b) {
   return out;
 }
 
+// The regressions issue: the release-regression report of the release's newest run against the newest run of the
+// platform's previous release (an older run the policy tracks under another release). nullopt without such a run.
+Result<std::optional<Built>> build_regression_issue(schema::Store& store, const TrackingPolicy& policy,
+                                                    const std::vector<model::RunRecord>& runs,
+                                                    const std::string& release, const json& published,
+                                                    const std::string& fingerprint) {
+  const auto& target = runs.back();
+  PT_ASSIGN(const auto all, schema::list_runs(store.db(), target.meta.platform));  // newest first
+  const model::RunRecord* base = nullptr;
+  for (const auto& r : all) {
+    const auto other = tracked_release(policy, r);
+    if (other && *other != release && std::tie(r.meta.created_at, r.id) < std::tie(target.meta.created_at, target.id)) {
+      base = &r;
+      break;
+    }
+  }
+  if (!base) return std::optional<Built>{};
+  const analyzers::compare::Thresholds thresholds;
+  PT_ASSIGN(const auto c, compare_runs(store, base->meta.key, target.meta.key, thresholds));
+  Built b;
+  b.published = {{"cases", json::object()}};
+  const json before = published.value("cases", json::object());
+  for (const auto& cc : c.cases) {
+    if (cc.verdict != analyzers::compare::Verdict::regression) continue;
+    const auto& k = cc.key;
+    const std::string id =
+        k.suite + "/" + k.dtype + "/" + k.mode + "/" + k.model + (k.config.empty() ? "" : "/" + k.config);
+    b.published["cases"][id] = "open";
+    if (!before.contains(id)) b.opened.push_back(k.suite + " " + k.dtype + " " + k.mode + " " + k.model);
+  }
+  for (const auto& [id, status] : before.items()) {
+    if (status == "open" && !b.published["cases"].contains(id)) b.fixed.push_back(id + " in `" + target.meta.key + "`");
+  }
+  b.keeps_open = !b.published["cases"].empty();
+  const std::string report =
+      analyzers::compare::regression_report_markdown(c.base, c.target, c.cases, c.aggregates, thresholds);
+  const auto cut = report.find('\n');
+  b.title = report.substr(0, cut);
+  b.label_text = cut == std::string::npos ? std::string() : report.substr(cut + 1);
+  b.body = b.label_text + "\n<!-- perftriage:tracking " + fingerprint + " -->\n";
+  return std::optional<Built>(std::move(b));
+}
+
 struct Plan {
   std::vector<schema::NewAction> actions;
   schema::TrackingState state;
@@ -271,7 +315,13 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, sche
     webhook::Event event;
     event.repo = policy.repo;
     event.title = b.title;
-    for (auto a : webhook::plan_label_actions(event, labeled, taxonomy, {}, lb::render_comment(input, labeled))) {
+    // The issue's number is not known yet: the comment names it as {issue}, which the outbox worker fills in.
+    std::string comment = lb::render_comment(input, labeled);
+    const std::string unnumbered = policy.repo + "#0";
+    for (auto at = comment.find(unnumbered); at != std::string::npos; at = comment.find(unnumbered, at)) {
+      comment.replace(at, unnumbered.size(), policy.repo + "#{issue}");
+    }
+    for (auto a : webhook::plan_label_actions(event, labeled, taxonomy, {}, comment)) {
       a.payload["tracking_fingerprint"] = fp;
       plan.actions.push_back(std::move(a));
     }
@@ -283,13 +333,13 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, sche
   return plan;
 }
 
-// Rebuilds one tracking issue and queues what changed; inside the caller's transaction.
-Result<std::int64_t> evaluate(AppContext& app, schema::Store& store, const TrackingPolicy& policy,
-                              const std::string& platform, const std::string& release, const std::string& kind) {
-  if (kind != "slow") return 0;  // the regressions issue: not built yet (see docs/tracking.md)
+// Rebuilds one tracking issue from the database and plans what to send; reads only (compare_runs takes its own read
+// transaction). nullopt when there is nothing to keep (no run, nothing slow yet, no earlier release).
+Result<std::optional<Plan>> evaluate(AppContext& app, schema::Store& store, const TrackingPolicy& policy,
+                                     const std::string& platform, const std::string& release, const std::string& kind) {
   auto& db = store.db();
   PT_ASSIGN(const auto runs, release_runs(db, policy, platform, release));
-  if (runs.empty()) return 0;
+  if (runs.empty()) return std::optional<Plan>{};
   const std::string fp = tracking_fingerprint(policy, runs.back().meta.platform, release, kind);
   PT_ASSIGN(auto known, schema::tracking_state(db, fp));
   schema::TrackingState state = known.value_or(
@@ -297,17 +347,18 @@ Result<std::int64_t> evaluate(AppContext& app, schema::Store& store, const Track
   state.run_id = runs.back().id;
   state.updated_at.clear();
   const json published = json::parse(state.published, nullptr, false);
-  PT_ASSIGN(auto built, build_slow_issue(store, runs, app.settings().slow_threshold,
-                                         published.is_object() ? published : json::object(), fp));
-  const std::string run_key = runs.back().meta.key;
-  PT_ASSIGN(auto plan, plan_issue(store, policy, std::move(state), std::move(built), run_key));
-  if (plan.state.fingerprint.empty()) return 0;
-  const bool dry_run = app.settings().github.token.empty();
-  for (const auto& a : plan.actions) {
-    PT_TRY(schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
+  const json last = published.is_object() ? published : json::object();
+  Built built;
+  if (kind == "regressions") {
+    PT_ASSIGN(auto regressions, build_regression_issue(store, policy, runs, release, last, fp));
+    if (!regressions) return std::optional<Plan>{};
+    built = std::move(*regressions);
+  } else {
+    PT_ASSIGN(built, build_slow_issue(store, runs, app.settings().slow_threshold, last, fp));
   }
-  PT_TRY(schema::save_tracking_state(db, plan.state));
-  return static_cast<std::int64_t>(plan.actions.size());
+  PT_ASSIGN(auto plan, plan_issue(store, policy, std::move(state), std::move(built), runs.back().meta.key));
+  if (plan.state.fingerprint.empty()) return std::optional<Plan>{};
+  return std::optional<Plan>(std::move(plan));
 }
 
 // The (policy, platform, release, kind) tuples one queue entry asks to rebuild.
@@ -404,14 +455,26 @@ Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {
   PT_ASSIGN(auto store, app.store());
   auto& db = store->db();
   PT_ASSIGN(const auto due, schema::due_tracking(db, now_ms));
+  const bool dry_run = app.settings().github.token.empty();
   for (const auto& d : due) {
-    PT_ASSIGN(auto tx, schema::Transaction::begin(db));
+    // Read and plan first; then one write transaction queues the actions, saves what the issues now say and marks the
+    // change handled (unless a newer change came meanwhile: that one stays due and is planned again).
     bool settled = true;
     PT_ASSIGN(const auto targets, targets_of(db, policies, d, now_ms, settled));
+    std::vector<Plan> plans;
     for (const auto& t : targets) {
-      PT_ASSIGN(const std::int64_t queued, evaluate(app, *store, *t.policy, t.platform, t.release, t.kind));
-      pass.actions += queued;
+      PT_ASSIGN(auto plan, evaluate(app, *store, *t.policy, t.platform, t.release, t.kind));
       ++pass.evaluated;
+      if (plan) plans.push_back(std::move(*plan));
+    }
+    PT_ASSIGN(auto tx, schema::Transaction::begin(db));
+    for (const auto& plan : plans) {
+      for (const auto& a : plan.actions) {
+        PT_TRY(
+            schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
+      }
+      PT_TRY(schema::save_tracking_state(db, plan.state));
+      pass.actions += static_cast<std::int64_t>(plan.actions.size());
     }
     if (settled) {
       PT_TRY(schema::mark_tracking_handled(db, d));

@@ -18,6 +18,7 @@ Router make_router() {
   register_webhook_routes(router);
   register_outbox_routes(router);
   register_triage_routes(router);
+  register_explain_routes(router);
   register_dashboard_routes(router);
   register_metrics_routes(router);
   register_openapi_routes(router);
