@@ -62,6 +62,18 @@ export async function api(path, { text = false } = {}) {
   return text ? res.text() : res.json();
 }
 
+// PUT API + path with a JSON body (a triage decision): the parsed answer; throws ApiError for any status >= 400.
+export async function putJson(path, body) {
+  const headers = { Accept: 'application/json', 'Content-Type': 'application/json' };
+  const token = apiToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(API + path, { method: 'PUT', headers, credentials: 'omit', body: JSON.stringify(body) });
+  setStatus(`${path.split('?')[0]} ${res.status}`);
+  if (res.status === 401 || res.status === 403) showTokenState(res.status === 401 ? 'needed' : 'scope');
+  if (!res.ok) throw await errorOf(res);
+  return res.json();
+}
+
 // The runs and platforms for the pickers.
 export async function runsBrief(platform = '') {
   return api(`/dashboard/runs?limit=1000${platform ? '&platform=' + encodeURIComponent(platform) : ''}`);

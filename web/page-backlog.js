@@ -11,8 +11,12 @@ function backlogRow(c, platform) {
   return el('tr', { class: c.status === 'open' ? 'bad' : '' }, td(c.suite), td(c.dtype), td(c.mode),
     td(el('a', { href: link('case', { platform, suite: c.suite, model: c.model, dtype: c.dtype, mode: c.mode, run: c.latest_run }), text: c.model })),
     td(statusPill(c.status)), td(runLink(c.first_seen)), td(runLink(c.last_seen)), td(c.fixed_in ? runLink(c.fixed_in) : ''),
-    el('td', { class: 'num speed', text: c.latest_speedup || '' }), num(c.worst_speedup), el('td', { class: 'num', text: c.runs_slow }));
+    el('td', { class: 'num speed', text: c.latest_speedup || '' }), num(c.worst_speedup), el('td', { class: 'num', text: c.runs_slow }),
+    td(c.triage ? el('span', { class: 'pill', title: c.triage.reason || c.triage.issue || '', text: c.triage.state + (c.triage.issue ? ` ${c.triage.issue}` : '') }) : ''));
 }
+
+// expected / wontfix: decided, listed apart, never counted as work to do.
+const known = (c) => c.triage && (c.triage.state === 'expected' || c.triage.state === 'wontfix');
 
 export async function backlogPage(view, params) {
   view.appendChild(el('h1', { text: 'Backlog' }));
@@ -30,8 +34,13 @@ export async function backlogPage(view, params) {
   view.appendChild(el('p', {}, el('span', { class: 'pill bad', text: `${d.open} open` }), el('span', { class: 'pill good', text: `${d.fixed} fixed` }),
     el('span', { class: 'pill warn', text: `${d.failing} failing` }), el('span', { class: 'muted', text: ` over ${d.runs} runs of ${platform}; slow = 0 < speedup < ${d.threshold}` })));
   const rows = d.cases.filter((c) => (status === 'all' || c.status === status) && (!suite || c.suite === suite));
-  view.appendChild(table(['suite', 'dtype', 'mode', 'model', 'status', 'first seen', 'last seen', 'fixed in', { label: 'latest speedup', num: true },
-    { label: 'worst', num: true }, { label: 'runs slow', num: true }],
-  rows.map((c) => backlogRow(c, platform)),
-  { empty: `no ${status === 'all' ? '' : status + ' '}case`, className: 'backlog-table' }));
+  const headers = ['suite', 'dtype', 'mode', 'model', 'status', 'first seen', 'last seen', 'fixed in', { label: 'latest speedup', num: true },
+    { label: 'worst', num: true }, { label: 'runs slow', num: true }, 'triage'];
+  view.appendChild(table(headers, rows.filter((c) => !known(c)).map((c) => backlogRow(c, platform)),
+    { empty: `no ${status === 'all' ? '' : status + ' '}case`, className: 'backlog-table' }));
+  const apart = rows.filter(known);
+  if (apart.length) {
+    view.appendChild(el('h2', { text: 'Known limitations (expected, wontfix)' }));
+    view.appendChild(table(headers, apart.map((c) => backlogRow(c, platform)), { className: 'known-table' }));
+  }
 }

@@ -1,5 +1,5 @@
 // Case: one model's history per dtype × mode, the findings and artifacts of one run, the issues that mention it.
-import { API, api, errorBox, runsBrief } from './api.js';
+import { API, api, errorBox, putJson, runsBrief } from './api.js';
 import { lineChart } from './charts.js';
 import { el, findingPill, fmt, notice, num, pct, table, td } from './dom.js';
 import { link, navigate } from './hash.js';
@@ -98,6 +98,47 @@ async function issuesSection(view, model) {
     td((i.labels || []).map((l) => el('span', { class: 'pill', text: l }))))), { empty: 'no labeled issue mentions this model' }));
 }
 
+// The case explained (GET /explain/...): the verdict, what to attach next, and its triage state with the history of
+// it; a person with a `triage` token can decide the state here (PUT /triage/...).
+async function explainSection(view, c) {
+  const path = ['platform', 'suite', 'dtype', 'mode', 'model'].map((k) => enc(c[k])).join('/');
+  view.appendChild(el('h2', { text: 'Explanation and triage' }));
+  let e;
+  try {
+    e = await api(`/explain/${path}`);
+  } catch (err) {
+    view.appendChild(errorBox(err));
+    return;
+  }
+  view.appendChild(el('p', { class: 'verdict', text: e.verdict }));
+  if (e.next.length) view.appendChild(el('ul', { class: 'next' }, ...e.next.map((n) => el('li', { text: n }))));
+  if (!e.triage) {
+    view.appendChild(notice('Never slower than eager on this platform: no triage state.'));
+    return;
+  }
+  const t = e.triage;
+  view.appendChild(el('p', {}, 'State ', el('span', { class: 'pill', text: t.state }), ` since ${t.since_run}`,
+    t.issue ? ` — ${t.issue}` : '', t.reason ? ` (${t.reason})` : ''));
+  view.appendChild(table(['when', 'who', 'from', 'to', 'issue', 'reason'], t.history.map((h) => el('tr', {},
+    td(h.at), td(h.who), td(h.from), td(h.state), td(h.issue), td(h.reason))), { empty: 'no change recorded' }));
+  const state = el('select', { name: 'state' }, ...['new', 'acknowledged', 'expected', 'wontfix'].map((s) =>
+    el('option', { value: s, text: s })));
+  const issue = el('input', { name: 'issue', placeholder: 'owner/repo#N', value: t.issue || '' });
+  const reason = el('input', { name: 'reason', placeholder: 'reason (an expected case needs one)', value: t.reason || '' });
+  const out = el('span', { class: 'form-status' });
+  const form = el('form', { class: 'triage-form' }, state, issue, reason, el('button', { type: 'submit', text: 'Set state' }), out);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    try {
+      const r = await putJson(`/triage/${path}`, { state: state.value, issue: issue.value, reason: reason.value });
+      out.textContent = `now ${r.state}`;
+    } catch (err) {
+      out.textContent = err.message;
+    }
+  });
+  view.appendChild(form);
+}
+
 export async function casePage(view, params) {
   const c = Object.fromEntries(['platform', 'suite', 'model', 'dtype', 'mode'].map((k) => [k, params.get(k) || '']));
   view.appendChild(el('h1', {}, 'Case ', el('span', { class: 'mono case-model', text: c.model || '(pick one)' })));
@@ -118,6 +159,7 @@ export async function casePage(view, params) {
   view.appendChild(el('h2', { text: `History on ${c.platform}` }));
   for (const s of series) seriesSection(view, s, c);
   const newest = series.length ? series[0].points[series[0].points.length - 1] : null;
+  if (c.dtype && c.mode) await explainSection(view, c);
   await runSection(view, c, params.get('run') || (newest && newest.run), series);
   await issuesSection(view, c.model);
 }

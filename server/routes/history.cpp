@@ -2,6 +2,7 @@
 //   one series per (dtype, mode, config), with the change points of the metric.
 // GET /api/v1/backlog?platform=&threshold=   the "slower than eager" backlog of a platform.
 #include <map>
+#include <tuple>
 
 #include "analyzers/compare/backlog.hpp"
 #include "schema/artifact_store.hpp"
@@ -9,6 +10,7 @@
 #include "schema/data_stamps.hpp"
 #include "analyzers/compare/change_detection.hpp"
 #include "schema/history_store.hpp"
+#include "schema/triage_store.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
@@ -152,27 +154,50 @@ Error no_run_for(const std::string& platform) {
   return make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform");
 }
 
+json maintained_case_json(const schema::BacklogState& e, const schema::TriageCase* t) {
+  json triage;
+  if (t) {
+    triage = {{"state", t->state},
+              {"issue", t->issue},
+              {"reason", t->reason},
+              {"since_run", t->since_run},
+              {"updated_by", t->updated_by}};
+  }
+  return {{"triage", std::move(triage)},
+          {"suite", e.suite},
+          {"dtype", e.dtype},
+          {"mode", e.mode},
+          {"config", e.config},
+          {"model", e.model},
+          {"status", e.status},
+          {"first_seen", e.first_seen},
+          {"last_seen", e.last_seen},
+          {"fixed_in", e.fixed_in ? json(*e.fixed_in) : json()},
+          {"latest_run", e.latest_run},
+          {"latest_speedup", e.latest_speedup},
+          {"worst_speedup", opt(e.worst_speedup)},
+          {"runs_slow", e.runs_slow}};
+}
+
 Result<ApiResponse> maintained_backlog(schema::Store& store, const std::string& platform) {
   PT_ASSIGN(const std::int64_t runs, schema::count_platform_runs(store.db(), platform));
   if (runs == 0) return no_run_for(platform);
   PT_ASSIGN(const auto entries, schema::read_backlog(store.db(), platform));
+  // Each case's triage state (schema/triage_store.hpp): the same cases, keyed alike.
+  PT_ASSIGN(const auto triage, schema::list_triage(store.db(), platform));
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, const schema::TriageCase*>
+      by_case;
+  for (const auto& t : triage) by_case[{t.suite, t.dtype, t.mode, t.config, t.model}] = &t;
   json cases = json::array();
   std::map<std::string, std::int64_t> counts{{"open", 0}, {"fixed", 0}, {"failing", 0}};
+  std::map<std::string, std::int64_t> by_state;
+  for (const auto s : schema::kTriageStates) by_state[std::string(s)] = 0;
   for (const auto& e : entries) {
     ++counts[e.status];
-    cases.push_back({{"suite", e.suite},
-                     {"dtype", e.dtype},
-                     {"mode", e.mode},
-                     {"config", e.config},
-                     {"model", e.model},
-                     {"status", e.status},
-                     {"first_seen", e.first_seen},
-                     {"last_seen", e.last_seen},
-                     {"fixed_in", e.fixed_in ? json(*e.fixed_in) : json()},
-                     {"latest_run", e.latest_run},
-                     {"latest_speedup", e.latest_speedup},
-                     {"worst_speedup", opt(e.worst_speedup)},
-                     {"runs_slow", e.runs_slow}});
+    const auto it = by_case.find({e.suite, e.dtype, e.mode, e.config, e.model});
+    const schema::TriageCase* t = it == by_case.end() ? nullptr : it->second;
+    if (t) ++by_state[t->state];
+    cases.push_back(maintained_case_json(e, t));
   }
   return json_response(200, {{"platform", platform},
                              {"threshold", 1.0},
@@ -180,6 +205,7 @@ Result<ApiResponse> maintained_backlog(schema::Store& store, const std::string& 
                              {"open", counts["open"]},
                              {"fixed", counts["fixed"]},
                              {"failing", counts["failing"]},
+                             {"by_state", by_state},
                              {"cases", std::move(cases)}});
 }
 

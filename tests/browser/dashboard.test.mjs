@@ -274,6 +274,8 @@ async function main() {
   assert.match(await page.locator('.findings-table').innerText(), /math_fallback/, 'the attention math fallback finding');
   assert.equal(await page.locator('.explanation').innerText(), 'explained attention: math_fallback');
   assert.match(await page.locator('.artifacts-table').innerText(), /bert_mlm_after\.json/);
+  assert.match(await page.locator('.verdict').innerText(), /BertForMaskedLM on BMG is (not )?slower than eager in its newest run/,
+    'the case explained end to end');
   await shot('case');
   await check('the case charts have round ticks', async () => {
     const charts = await chartTicks(page);
