@@ -69,6 +69,48 @@ Result<void> save_tracking_state(Database& db, const TrackingState& t) {
   return st.run();
 }
 
+Result<void> enqueue_notification(Database& db, const std::string& url, const std::string& event,
+                                  const std::string& body) {
+  PT_ASSIGN(auto st, Statement::prepare(db,
+                                        "INSERT INTO notifications(url, event, body, created_at)"
+                                        " VALUES(?1, ?2, ?3, ?4)"));
+  st.bind(1, url).bind(2, event).bind(3, body).bind(4, now_iso8601());
+  return st.run();
+}
+
+namespace {
+Notification read_notification(const Statement& s) {
+  return Notification{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.int64(5)};
+}
+}  // namespace
+
+Result<std::vector<Notification>> due_notifications(Database& db, std::int64_t now_ms, std::int64_t limit) {
+  PT_ASSIGN(auto st, Statement::prepare(db,
+                                        "SELECT id, url, event, body, state, attempts FROM notifications"
+                                        " WHERE state = 'pending' AND next_attempt_ms <= ?1 ORDER BY id LIMIT ?2"));
+  st.bind(1, now_ms).bind(2, limit);
+  return collect<Notification>(st, read_notification);
+}
+
+Result<void> record_notification_attempt(Database& db, std::int64_t id, bool sent, std::int64_t next_attempt_ms,
+                                         const std::string& error) {
+  PT_ASSIGN(auto st,
+            Statement::prepare(db,
+                               "UPDATE notifications SET attempts = attempts + 1, state = CASE WHEN ?2 THEN 'sent'"
+                               " WHEN ?3 < 0 THEN 'failed' ELSE 'pending' END, next_attempt_ms = max(?3, 0),"
+                               " last_error = ?4 WHERE id = ?1"));
+  st.bind(1, id).bind(2, sent ? 1 : 0).bind(3, next_attempt_ms).bind(4, error);
+  return st.run();
+}
+
+Result<std::vector<Notification>> list_notifications(Database& db, std::int64_t limit) {
+  PT_ASSIGN(auto st, Statement::prepare(db,
+                                        "SELECT id, url, event, body, state, attempts FROM notifications"
+                                        " ORDER BY id DESC LIMIT ?1"));
+  st.bind(1, limit);
+  return collect<Notification>(st, read_notification);
+}
+
 Result<std::optional<std::string>> run_key_by_id(Database& db, std::int64_t id) {
   PT_ASSIGN(auto st, Statement::prepare(db, "SELECT key FROM runs WHERE id = ?1"));
   st.bind(1, id);

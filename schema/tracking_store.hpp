@@ -33,6 +33,19 @@ struct TrackingState {
 Result<std::optional<TrackingState>> tracking_state(Database& db, const std::string& fingerprint);
 Result<std::vector<TrackingState>> tracking_states(Database& db, const std::string& platform = {});  // "" = all
 Result<void> save_tracking_state(Database& db, const TrackingState& state);
+struct Notification {
+  std::int64_t id = 0;
+  std::string url, event, body, state;
+  std::int64_t attempts = 0;
+};
+Result<void> enqueue_notification(Database& db, const std::string& url, const std::string& event,
+                                  const std::string& body);
+Result<std::vector<Notification>> due_notifications(Database& db, std::int64_t now_ms, std::int64_t limit = 20);
+// After one attempt: sent, or retried at next_attempt_ms, or failed (next_attempt_ms < 0).
+Result<void> record_notification_attempt(Database& db, std::int64_t id, bool sent, std::int64_t next_attempt_ms,
+                                         const std::string& error);
+Result<std::vector<Notification>> list_notifications(Database& db, std::int64_t limit = 200);  // newest first
+
 // The key of run `id`, nullopt when it is gone.
 Result<std::optional<std::string>> run_key_by_id(Database& db, std::int64_t id);
 

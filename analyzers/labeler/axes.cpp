@@ -49,6 +49,78 @@ std::vector<std::string> dtype_words(std::string_view text) {
   return out;
 }
 
+// An E2E benchmark issue said so by its title: a benchmark suite named ("timm_models 2 models up to 16% eager
+// performance regression"), an E2E status ("hf_T5_generate inference accuracy fail_to_run"), or models whose
+// performance or accuracy is reported ("Some models performance on 1100 lower than ..."). "" when none.
+std::string e2e_title(const Context& c) {
+  const auto t = lower(c.title.rest);
+  std::string word;
+  for (char ch : t + " ") {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+      word += ch;
+      continue;
+    }
+    if (!normalize_suite(word).empty() || word == "timm") return "Title names the benchmark suite `" + word + "`.";
+    if (is_e2e_status(word) && word != "pass" && word != "timeout") return "Title names the E2E status `" + word + "`.";
+    word.clear();
+  }
+  const bool models = contains_word(t, "models") || contains_word(t, "model");
+  if (models && (contains_word(t, "performance") || contains_word(t, "perf") || contains_word(t, "accuracy")))
+    return "Title reports the performance or accuracy of models.";
+  return "";
+}
+
+// The execution path a performance title names: "eager performance regression" -> ops (the eager kernels);
+// "eager and inductor performance regression" -> both paths, key "" (no single module). nullopt when the title
+// names no path, or compares inductor against eager ("inductor slower than eager" is inductor's).
+std::optional<Decision> title_path(const Context& c) {
+  const auto t = lower(c.title.rest);
+  const bool perf = contains_word(t, "performance") || contains_word(t, "perf") || contains_word(t, "regression") ||
+                    contains_word(t, "regressions") || contains_word(t, "slower") || contains_word(t, "drop");
+  if (!perf || !contains_word(t, "eager")) return std::nullopt;
+  for (auto vs : {"than eager", "vs eager", "over eager", "to eager", "with eager", "torch.compile", "compile"})
+    if (t.find(vs) != std::string::npos) return std::nullopt;
+  if (contains_word(t, "inductor")) {
+    for (auto both : {"eager and inductor", "eager & inductor", "eager/inductor", "inductor and eager"})
+      if (t.find(both) != std::string::npos) return Decision{"", "Title names both the eager and the inductor path."};
+    return std::nullopt;
+  }
+  if (!c.tax->label_for("module", "ops")) return std::nullopt;
+  return Decision{"ops", "Title names the eager path only (" + quote(c.title.rest, 70) + "): the eager kernels."};
+}
+
+// E2E rules: inductor slower than eager / fail_accuracy -> inductor (`e2e_inductor` gets the reason); an eager-only
+// regression -> ops (`e2e_eager`).
+void e2e_paths(const Context& c, std::string& e2e_inductor, std::string& e2e_eager) {
+  for (std::size_t i = 0; i < c.scan.cases.size(); ++i) {
+    const auto& cs = c.scan.cases[i];
+    if (!cs.e2e) continue;
+    std::optional<double> speedup = cs.speedup, ind = cs.inductor_ratio, eag = cs.eager_ratio;
+    if (i < c.evidence.size() && c.evidence[i]) {
+      const auto& ev = *c.evidence[i];
+      if (ev.speedup) speedup = ev.speedup;
+      if (ev.inductor_ratio) ind = ev.inductor_ratio;
+      if (ev.eager_ratio) eag = ev.eager_ratio;
+    }
+    bool eager_bad = is_eager_status(cs.status) || (eag && *eag < 0.95);
+    bool inductor_bad =
+        cs.status == "fail_accuracy" || (speedup && *speedup < 1.0) || (ind && *ind < 0.95 && !(eag && *eag < 0.95));
+    if (eager_bad && e2e_eager.empty())
+      e2e_eager = "E2E case " + cs.display() + " regressed on the eager path" +
+                  (cs.status.empty() ? std::string{} : " (" + cs.status + ")") + ".";
+    if (inductor_bad && e2e_inductor.empty()) {
+      std::string why = cs.status == "fail_accuracy" ? "fail_accuracy"
+                        : speedup && *speedup < 1.0
+                            ? "speedup " + format_number(*speedup) + " < 1, inductor slower than eager"
+                            : "inductor ratio " + format_number(ind.value_or(0)) + " with eager stable";
+      e2e_inductor = "E2E " + why + " (" + cs.display() + ").";
+    }
+  }
+  bool any_e2e = std::any_of(c.scan.cases.begin(), c.scan.cases.end(), [](const ParsedCase& x) { return x.e2e; });
+  if (e2e_inductor.empty() && any_e2e && c.claims_lower.find("fail_accuracy") != std::string::npos)
+    e2e_inductor = "E2E benchmark reports `fail_accuracy`.";
+}
+
 }  // namespace
 
 bool feature_wording(const Context& c) {
@@ -99,6 +171,7 @@ std::optional<Decision> decide_test(const Context& c) {
   }
   if (c.claims_lower.find("fail_accuracy") != std::string::npos)
     return Decision{"e2e", "Benchmark status `fail_accuracy`."};
+  if (auto why = e2e_title(c); !why.empty()) return Decision{"e2e", why};
   for (const auto& cs : s.cases)
     if (!cs.e2e) return Decision{"ut", "Unit-test case " + quote(cs.test_id, 90) + "."};
   const auto* axis = c.tax->axis("test");
@@ -156,6 +229,10 @@ std::optional<Decision> decide_os(const Context& c) {
   auto rest = find_os(lower(c.title.rest), *c.tax);
   std::set<std::string> all = from_title;
   all.insert(rest.begin(), rest.end());
+  // WSL runs a Linux guest on a Windows host: "[WSL] ... on WSL (Ubuntu 26.04) in Windows 11" is one value, WSL.
+  if (all.size() > 1 && all.count("WSL") && c.tax->label_for("os", "WSL"))
+    return Decision{"WSL", "Title names WSL (" + (tags.empty() ? std::string("in the text") : tags) +
+                               "); the Windows host and the Linux guest are WSL's."};
   if (all.size() > 1) return std::nullopt;
   if (all.size() == 1)
     return Decision{*all.begin(),
@@ -198,6 +275,10 @@ std::vector<Decision> decide_dtype(const Context& c) {
 std::optional<Decision> decide_module(const Context& c) {
   if (auto it = c.existing.find("module"); it != c.existing.end())
     return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+  if (auto path = title_path(c)) {
+    if (path->key.empty()) return std::nullopt;
+    return path;
+  }
   // Tier 1: title, test paths / case ids, error text, repro code, E2E rules. First match in precedence order wins.
   struct Source {
     std::string what, text;
@@ -215,38 +296,23 @@ std::optional<Decision> decide_module(const Context& c) {
   }
   if (!c.code_lower.empty()) sources.push_back({"repro code", c.code_lower});
 
-  // E2E rules: inductor slower than eager / fail_accuracy -> inductor; an eager-only regression -> ops.
   std::string e2e_inductor, e2e_eager;
-  for (std::size_t i = 0; i < c.scan.cases.size(); ++i) {
-    const auto& cs = c.scan.cases[i];
-    if (!cs.e2e) continue;
-    std::optional<double> speedup = cs.speedup, ind = cs.inductor_ratio, eag = cs.eager_ratio;
-    if (i < c.evidence.size() && c.evidence[i]) {
-      const auto& ev = *c.evidence[i];
-      if (ev.speedup) speedup = ev.speedup;
-      if (ev.inductor_ratio) ind = ev.inductor_ratio;
-      if (ev.eager_ratio) eag = ev.eager_ratio;
-    }
-    bool eager_bad = is_eager_status(cs.status) || (eag && *eag < 0.95);
-    bool inductor_bad =
-        cs.status == "fail_accuracy" || (speedup && *speedup < 1.0) || (ind && *ind < 0.95 && !(eag && *eag < 0.95));
-    if (eager_bad && e2e_eager.empty())
-      e2e_eager = "E2E case " + cs.display() + " regressed on the eager path" +
-                  (cs.status.empty() ? std::string{} : " (" + cs.status + ")") + ".";
-    if (inductor_bad && e2e_inductor.empty()) {
-      std::string why = cs.status == "fail_accuracy" ? "fail_accuracy"
-                        : speedup && *speedup < 1.0
-                            ? "speedup " + format_number(*speedup) + " < 1, inductor slower than eager"
-                            : "inductor ratio " + format_number(ind.value_or(0)) + " with eager stable";
-      e2e_inductor = "E2E " + why + " (" + cs.display() + ").";
-    }
-  }
-  bool any_e2e = std::any_of(c.scan.cases.begin(), c.scan.cases.end(), [](const ParsedCase& x) { return x.e2e; });
-  if (e2e_inductor.empty() && any_e2e && c.claims_lower.find("fail_accuracy") != std::string::npos)
-    e2e_inductor = "E2E benchmark reports `fail_accuracy`.";
+  e2e_paths(c, e2e_inductor, e2e_eager);
+  // A module the title names as a tag ([TorchAO], [distributed]) is the reporter's own statement: it comes first.
+  for (const auto& rule : c.tax->modules)
+    for (const auto& h : c.title.hits)
+      if (h.axis == "module" && h.key == rule.key) return Decision{rule.key, "Title tag [" + h.tag + "]."};
   for (const auto& rule : c.tax->modules) {
     if (rule.key == "inductor" && !e2e_inductor.empty()) return Decision{rule.key, e2e_inductor};
     if (rule.key == "ops" && !e2e_eager.empty() && e2e_inductor.empty()) return Decision{rule.key, e2e_eager};
+  }
+  // The title's words before the body's: "... when building PyTorch for XPU on Windows" is a build issue whatever
+  // the log below it quotes.
+  for (const auto& rule : c.tax->modules)
+    for (const auto& p : rule.patterns)
+      if (matches_pattern(sources.front().text, p))
+        return Decision{rule.key, "`" + (p.front() == '=' ? p.substr(1) : p) + "` in the title."};
+  for (const auto& rule : c.tax->modules) {
     for (const auto& s : sources) {
       tick(c.budget);
       if (s.text == "\x01" + rule.key) return Decision{rule.key, "Title tag " + s.what.substr(10) + "."};
@@ -270,6 +336,10 @@ std::optional<Decision> decide_module(const Context& c) {
 std::optional<Decision> decide_dependency(const Context& c) {
   if (auto it = c.existing.find("dependency"); it != c.existing.end())
     return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+  // A title tag naming the component ("[oneAPI DLE 2026.1]", "[Triton Acceptance Test]") is the reporter's own.
+  for (const auto& tag : c.title.tags)
+    for (const auto& rule : c.tax->dependencies)
+      if (contains_word(lower(tag), lower(rule.key))) return Decision{rule.key, "Title tag [" + tag + "]."};
   std::vector<Decision> hits;
   for (const auto& rule : c.tax->dependencies)
     for (const auto& p : rule.patterns)

@@ -68,6 +68,20 @@ bool is_model_name(std::string_view s) {
   return alpha;
 }
 
+// The status of a row without a status column: the first E2E status other than `pass`; `pass` only when no cell
+// says the row failed ("Inductor status | PASS | ... | Eager status | FAIL": the row is a failure).
+std::string status_in_cells(const std::vector<std::string>& cells) {
+  bool passed = false, failed = false;
+  for (const auto& x : cells) {
+    auto l = lower(trim(x));
+    if (l == "fail" || l == "failed") failed = true;
+    if (!is_e2e_status(l)) continue;
+    if (l != "pass") return l;
+    passed = true;
+  }
+  return passed && !failed ? "pass" : "";
+}
+
 struct Columns {
   int suite = -1, dtype = -1, mode = -1, model = -1, speedup = -1, inductor_ratio = -1, eager_ratio = -1, status = -1,
       error = -1;
@@ -105,7 +119,7 @@ std::optional<Columns> read_header(const std::vector<std::string>& cells) {
     } else if (h == "batch_size" || h == "bs" || h == "batch size" || h == "dev" || h == "device") {
       ++c.known;
     } else if (h == "config" || h == "configuration" || h == "category" || h == "scenario" || h == "test" ||
-               h == "type") {
+               h == "type" || h == "testcase" || h == "test case" || h == "test_case") {
       c.combined.push_back(i), ++c.known;
     } else {
       c.combined.push_back(i);
@@ -186,9 +200,7 @@ void scan_tables(const std::vector<std::string>& lines, std::string_view title, 
       c.eager_ratio = number_in(cell(cells, header->eager_ratio));
       c.status = lower(cell(cells, header->status));
       c.error = cell(cells, header->error);
-      if (c.status.empty())
-        for (const auto& x : cells)
-          if (is_e2e_status(x)) c.status = lower(x);
+      if (c.status.empty()) c.status = status_in_cells(cells);
       if (c.status == "pass") continue;
       for (int k : header->combined) fill(c, parse_combined(cell(cells, k)));
       fill(c, context);

@@ -58,9 +58,16 @@ std::string regression_pair(const Context& c) {
       R"((?:torch|pytorch|release|nightly|v)?\s*\b\d+\.\d+(?:\.\d+)?\b\S*\s*(?:vs\.?|versus|->|→|against|compared (?:with|to))\s*(?:torch|pytorch|release|nightly|v)?\s*\d+\.\d+)");
   static const Regex kPassedFails(
       R"(\b(?:pass(?:ed|es)?|work(?:ed|s)?|was fine|good)\b(?:[^.\n]|\.\d){0,100}\b(?:but\s+)?(?:fail(?:s|ed|ing)?|broken|breaks|regress\w*|crash\w*|slower|hangs?)\b)");
+  // "regression from PyTorch 2.0.1", "3x slower than PyTorch 1.11", "fails on latest nightly": the named version
+  // (or the last build) was the good one.
+  static const Regex kFrom(
+      R"(\b(?:regress\w*|slower|worse|degradation)\s+(?:than|from|since)\s+(?:torch|pytorch|release|nightly|v)\s*\d+\.\d+)");
+  static const Regex kLatest(
+      R"(\b(?:fail\w*|broken|breaks|crash\w*|regress\w*|slower)\b[^.\n]{0,40}\b(?:on|with|in)\s+(?:the\s+)?latest\s+(?:nightly|release|build|wheel)\b)");
   const auto& text = c.claims_lower;
   Match m;
   if (re_search(text, kVersions, m)) return m.str();
+  if (re_search(text, kFrom, m) || re_search(text, kLatest, m)) return m.str();
   if (auto w = first_sub(
           text, {"last good", "first bad", "good commit", "bad commit", "last known good", "used to pass",
                  "used to work", "previous release", "previous nightly", "since commit", "git bisect", "bisected"});
@@ -84,9 +91,9 @@ std::string regression_pair(const Context& c) {
 
 double max_drop_percent(const std::string& text, Budget* budget) {
   static const Regex kPct1(
-      R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|decrease|lower|perf(?:ormance)? drop|worse))");
+      R"((\d+(?:\.\d+)?)\s*%\s*(?:drop|regression|slower|slowdown|decrease|lower|perf(?:ormance)? drop|worse))");
   static const Regex kPct2(
-      R"((?:drop(?:s|ped)?|regress(?:ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
+      R"((?:drop(?:s|ped)?|regress(?:es|ed|ion)?|slower|decrease[sd]?|down)\s+(?:of\s+|by\s+|is\s+)?(?:~|about\s+)?(\d+(?:\.\d+)?)\s*%)");
   static const Regex kPct3(R"(-\s?(\d+(?:\.\d+)?)\s*%)");
   double best = 0;
   for (const auto* re : {&kPct1, &kPct2, &kPct3}) {
@@ -132,10 +139,16 @@ std::string performance_reason(Context& c, const CaseEvidence* ev1) {
   }
   for (const auto& h : c.title.hits)
     if (perf.empty() && h.axis == "symptom" && h.key == "performance") perf = "Title tag [" + h.tag + "].";
+  // The title says it is about performance or speed ("Some models performance on 1100 lower than ..."), and the
+  // body shows no error in its place ("Poor performance of ..." over a RuntimeError is a functional failure).
+  if (auto w = first_word(lower(c.title.rest), {"performance", "perf", "slow", "slowdown", "speed"});
+      perf.empty() && !w.empty() && c.error_lines.empty())
+    perf = "Title says " + quote(w) + ".";
   if (perf.empty()) {
     if (auto w = first_word(
             text, {"speedup", "slower", "latency", "throughput", "ratio", "perf regression", "perf drop",
-                   "performance drop", "performance regression", "tflops", "tokens/s", "ms/iter", "it/s", "qps"});
+                   "performance drop", "performance regression", "tflops", "tokens/s", "ms/iter", "it/s", "qps",
+                   "slowdown", "speed degradation", "performance degradation", "very slow", "worse performance"});
         !w.empty())
       perf = quote(line_with(c, w), 90) + ".";
   }

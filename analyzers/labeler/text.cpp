@@ -286,6 +286,16 @@ Preprocessed preprocess(std::string_view body, Budget* budget) {
   return p;
 }
 
+// "python benchmarks/dynamo/torchbench.py ...", "python3 -m pytest ...": a command, not "Python 3.10" or
+// "Python version: 3.10".
+static bool is_command_line(std::string_view l) {
+  std::size_t i = 6;  // after "python"
+  if (i < l.size() && l[i] == '3') ++i;
+  if (i >= l.size() || l[i] != ' ') return false;
+  auto rest = l.substr(i + 1);
+  return !rest.empty() && !std::isdigit(static_cast<unsigned char>(rest.front())) && !rest.starts_with("version");
+}
+
 bool is_env_line(std::string_view line) {
   auto t = trim(line);
   // Bullets of any kind ("-", "*", "•", "> ", "| ") before the statement.
@@ -296,7 +306,11 @@ bool is_env_line(std::string_view line) {
       "gpu models",  "device:", "cpu:",  "python",     "pytorch:",   "torch:",       "triton:", "intel-opencl",
       "libze",       "oneapi",  "dpc++", "level zero", "level_zero", "transformers:"};
   for (auto p : kPrefixes)
-    if (l.starts_with(p)) return true;
+    if (l.starts_with(p)) {
+      // "python benchmarks/dynamo/torchbench.py --inductor" is a command, not the Python version.
+      if (p == "python" && is_command_line(l)) continue;
+      return true;
+    }
   return l.find("arc(tm)") != std::string::npos || l.find("intel(r)") != std::string::npos;
 }
 

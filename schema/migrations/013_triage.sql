@@ -115,3 +115,18 @@ CREATE TABLE tracking_state (
   updated_at  TEXT    NOT NULL
 );
 CREATE INDEX tracking_state_platform ON tracking_state(platform);
+
+-- Signed notifications of tracking issues ([notify] urls): queued with the GitHub actions, in the same transaction, and
+-- sent by the tracking task; sent once acknowledged (2xx), retried with a backoff, `failed` after max attempts.
+CREATE TABLE notifications (
+  id              INTEGER PRIMARY KEY,
+  url             TEXT    NOT NULL,
+  event           TEXT    NOT NULL,  -- opened | cases_added | closed | reopened
+  body            TEXT    NOT NULL,  -- the JSON sent, exactly as signed
+  state           TEXT    NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+  last_error      TEXT    NOT NULL DEFAULT '',
+  created_at      TEXT    NOT NULL
+);
+CREATE INDEX notifications_due ON notifications(next_attempt_ms) WHERE state = 'pending';

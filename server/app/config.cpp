@@ -65,6 +65,12 @@ std::string check_http_url(const Value& v) {
   const bool ok = (s.rfind("https://", 0) == 0 && s.size() > 8) || (s.rfind("http://", 0) == 0 && s.size() > 7);
   return ok ? "" : "must be an http:// or https:// URL, got '" + s + "'";
 }
+std::string check_http_urls(const Value& v) {
+  for (const auto& u : list(v)) {
+    if (auto why = check_http_url(Value(u)); !why.empty()) return why;
+  }
+  return {};
+}
 // An origin is scheme://host[:port], exactly as a browser sends it in the Origin header: no path, no slash at the end.
 std::string check_origins(const Value& v) {
   for (const auto& o : list(v)) {
@@ -314,6 +320,17 @@ const std::vector<Option>& table() {
        .meaning = "delete outbox rows sent (or dry_run) longer ago than this; 0 = keep forever",
        .set = [](Settings& s, const Value& v) { s.retention.sent_outbox_days = static_cast<int>(integer(v)); },
        .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.retention.sent_outbox_days); }},
+      // [notify]
+      {.section = "notify", .key = "urls", .kind = Kind::list,
+       .meaning = "POST a signed JSON note here when a tracking issue opens, gains cases or closes; [] = none",
+       .set = [](Settings& s, const Value& v) { s.notify.urls = list(v); },
+       .get = [](const Settings& s) -> Value { return s.notify.urls; },
+       .check = check_http_urls},
+      {.section = "notify", .key = "secret_file", .kind = Kind::text,
+       .meaning = "file holding the HMAC-SHA256 key of X-Perftriage-Signature-256; \"\" = unsigned",
+       .set = [](Settings& s, const Value& v) { s.notify.secret_file = text(v); },
+       .get = [](const Settings& s) -> Value { return s.notify.secret_file; },
+       .check = check_secret_path},
       // [cache]
       {.section = "cache", .key = "max_mb", .flag = "cache-mb", .kind = Kind::integer, .min = 0, .max = 1 << 20,
        .meaning = "memory for cached GET answers, in MiB, each kept until a write changes what it read; 0 = no cache",
@@ -558,8 +575,8 @@ const Option* find_option(std::string_view section, std::string_view key) {
 }
 
 const std::vector<std::string_view>& sections() {
-  static const std::vector<std::string_view> kSections = {"server", "database",  "limits",
-                                                          "github", "retention", "cache"};
+  static const std::vector<std::string_view> kSections = {"server",    "database", "limits", "github",
+                                                          "retention", "notify",   "cache"};
   return kSections;
 }
 
@@ -848,6 +865,7 @@ ConfigErrors load_secrets(Settings& settings, const Env& env) {
   };
   load(settings.github.token_file, settings.github.token, "[github] token_file");
   load(settings.github.webhook_secret_file, settings.github.webhook_secret, "[github] webhook_secret_file");
+  load(settings.notify.secret_file, settings.notify.secret, "[notify] secret_file");
   return errors;
 }
 

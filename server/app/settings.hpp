@@ -73,6 +73,14 @@ struct TrackingPolicy {
   std::int64_t settle_seconds = 600;  // a run quiet this long is seen whole (a sharded upload)
 };
 
+// Signed notifications (server/bot/tracking.hpp): a JSON POST to each URL when a tracking issue opens, gains cases or
+// closes, signed like GitHub's webhooks (X-Perftriage-Signature-256: sha256=HMAC-SHA256(secret, body)).
+struct NotifySettings {
+  std::vector<std::string> urls;  // [notify] urls; empty = no notification
+  std::string secret_file;        // [notify] secret_file: read at start into `secret`
+  std::string secret;             // the HMAC key; empty = unsigned
+};
+
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
   std::string listen_host = "127.0.0.1";
@@ -99,6 +107,7 @@ struct Settings {
   RetentionSettings retention;
   CacheSettings cache;
   std::vector<TrackingPolicy> tracking;
+  NotifySettings notify;
 };
 
 }  // namespace perftriage::server

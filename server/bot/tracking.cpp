@@ -22,6 +22,7 @@
 #include "server/app/comparison.hpp"
 #include "server/app/label_evidence.hpp"
 #include "server/app/slow_report.hpp"
+#include "server/bot/notify.hpp"
 #include "server/bot/outbox_worker.hpp"
 #include "server/bot/webhook.hpp"
 
@@ -274,7 +275,18 @@ Result<std::optional<Built>> build_regression_issue(schema::Store& store, const 
 struct Plan {
   std::vector<schema::NewAction> actions;
   schema::TrackingState state;
+  std::vector<std::pair<std::string, json>> notes;  // (event, body) for [notify] urls
 };
+
+// The note of one event of a tracking issue: what a chat hook or a pager needs to say it.
+json note(const schema::TrackingState& state, const Built& b, const std::string& event, const std::string& run_key) {
+  return {{"event", event},           {"fingerprint", state.fingerprint},
+          {"repo", state.repo},       {"platform", state.platform},
+          {"release", state.release}, {"kind", state.kind},
+          {"title", b.title},         {"run", run_key},
+          {"new_cases", b.opened},    {"fixed", b.fixed},
+          {"slow_again", b.again}};
+}
 
 // What to send for one evaluated issue, against its published state.
 Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, schema::TrackingState state, Built b,
@@ -326,6 +338,12 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, sche
       plan.actions.push_back(std::move(a));
     }
   }
+  const char* event = first               ? "opened"
+                      : close             ? "closed"
+                      : reopen            ? "reopened"
+                      : !b.opened.empty() ? "cases_added"
+                                          : "";
+  if (*event) plan.notes.emplace_back(event, note(state, b, event, run_key));
   state.is_open = first ? true : (close ? false : (reopen ? true : state.is_open));
   state.published = b.published.dump();
   state.body_sha256 = sha;
@@ -474,6 +492,11 @@ Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {
             schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));
       }
       PT_TRY(schema::save_tracking_state(db, plan.state));
+      for (const auto& [event, body] : plan.notes) {
+        for (const auto& url : app.settings().notify.urls) {
+          PT_TRY(schema::enqueue_notification(db, url, event, body.dump()));
+        }
+      }
       pass.actions += static_cast<std::int64_t>(plan.actions.size());
     }
     if (settled) {
@@ -501,6 +524,7 @@ void TrackingTask::start() {
       } else if (pass->actions > 0) {
         log_(fmt::format("tracking: {} issue(s) rebuilt, {} action(s) queued", pass->evaluated, pass->actions));
       }
+      if (auto sent = send_notifications(app_, unix_ms()); !sent) log_("tracking: notify: " + sent.error().message);
       lock.lock();
       wake_.wait_for(lock, std::chrono::milliseconds(poll_ms_), [this] { return stopping_.load(); });
     }

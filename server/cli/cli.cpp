@@ -52,10 +52,12 @@ void build(CLI::App& app, Io io, Action& chosen) {
   add_report(sub("report", "a tracking-issue body: the slow cases of a run, or the regressions between two runs"));
   add_classify(sub("classify", "classify profiler traces and compile logs (no database)"));
   add_label(sub("label", "suggest labels for a GitHub issue (no database)"));
+  add_label_eval(sub("label-eval", "score the labeler against the labels a tracker set (JSONL of real issues)"));
   add_token(sub("token", "API tokens: create, list, revoke"));
   add_backup(sub("backup", "a consistent copy of the database, while the server runs"));
   add_restore(sub("restore", "put a backup in place of the database"));
   add_retention(sub("retention", "one retention pass outside the server"));
+  add_explain(sub("explain", "one case end to end: history, source, triage, findings, verdict, what to attach"));
   add_triage(sub("triage", "triage state per case: list a platform's, or decide one"));
   add_config(sub("config", "check config files, show the effective settings, list every key"));
   add_help(app, sub("help", "this help, or the help of one command"));

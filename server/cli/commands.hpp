@@ -13,6 +13,7 @@ void add_slow(const Command& cmd);
 void add_runs(const Command& cmd);  // runs | runs delete KEY
 void add_classify(const Command& cmd);
 void add_label(const Command& cmd);
+void add_label_eval(const Command& cmd);  // label-eval: the labeler against a tracker's labels
 void add_compare(const Command& cmd);
 void add_report(const Command& cmd);
 void add_token(const Command& cmd);      // token create | list | revoke
@@ -21,5 +22,6 @@ void add_restore(const Command& cmd);    // server/cli/cmd_backup.cpp
 void add_retention(const Command& cmd);  // retention run
 void add_config(const Command& cmd);     // config check | show | keys
 void add_triage(const Command& cmd);     // triage list | set
+void add_explain(const Command& cmd);    // explain PLATFORM SUITE DTYPE MODE MODEL
 
 }  // namespace perftriage::cli

@@ -214,6 +214,7 @@ class FakeGitHub {
     const auto body = nlohmann::json::parse(r.body.empty() ? "{}" : r.body, nullptr, false);
     std::string repo, num;
     std::lock_guard lock(mutex_);
+    if (r.method == "POST" && r.target == "/notify") return reply(200, nlohmann::json::object());  // [notify] urls
     if (r.method == "POST" && RE2::FullMatch(r.target, kRepoLabels, &repo)) {
       auto& labels = repo_labels_[repo];
       const std::string name = body.value("name", "");

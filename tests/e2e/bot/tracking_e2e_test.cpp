@@ -72,7 +72,10 @@ class TrackingE2E : public ::testing::Test {
     write_file(
         dir_ / "perftriage.toml",
         std::string("[[tracking]]\nrepo = \"intel/torch-xpu-ops\"\nplatforms = [\"BMG\"]\nruns = \"tag:release-*\"\n"
-                    "kinds = [\"slow\", \"regressions\"]\ntaxonomy = \"torch-xpu-ops\"\nsettle_seconds = 0\n"));
+                    "kinds = [\"slow\", \"regressions\"]\ntaxonomy = \"torch-xpu-ops\"\nsettle_seconds = 0\n"
+                    "[notify]\nurls = [\"" +
+                    github_.base_url() + "/notify\"]\nsecret_file = \"" + (dir_ / "notify-secret").string() + "\"\n"));
+    write_file(dir_ / "notify-secret", std::string("hook-key\n"));
   }
   void TearDown() override {
     server_.reset();
@@ -228,6 +231,17 @@ TEST_F(TrackingE2E, ReleaseRunsOpenUpdateAndCloseOneIssue) {
     return c.body.find("Every case is fixed, expected or wontfix: closing.") != std::string::npos;
   }));
   EXPECT_NE(issue["body"].get<std::string>().find("## Known limitations"), std::string::npos);
+
+  // Signed notes: opened, gained a case, closed; each body signed with the [notify] key.
+  ASSERT_TRUE(wait_until([&] { return github_.requests("POST", "^/notify$").size() == 3; }, std::chrono::seconds(10)));
+  std::vector<std::string> events;
+  for (const auto& r : github_.requests("POST", "^/notify$")) {
+    events.push_back(r.headers.at("x-perftriage-event"));
+    EXPECT_EQ(r.headers.at("x-perftriage-signature-256"),
+              "sha256=" + server::webhook::hmac_sha256_hex("hook-key", r.body));
+    EXPECT_EQ(json::parse(r.body)["fingerprint"], kFingerprint);
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"opened", "cases_added", "closed"}));
 
   // 4. A restart sends nothing again.
   const auto before = github_.requests().size();

@@ -96,9 +96,47 @@ keep_tags = ["release", "keep"]
 webhook_deliveries_days = 7
 sent_outbox_days = 14
 
+[notify]
+urls = ["https://hooks.example.org/perftriage"]
+secret_file = "/run/secrets/notify"
+
 [cache]
 max_mb = 16
+
+[[tracking]]
+repo = "intel/torch-xpu-ops"
+platforms = ["BMG", "PVC"]
+runs = "key:bmg-release-*"
+kinds = ["slow"]
+taxonomy = "torch-xpu-ops"
+settle_seconds = 30
 )";
+
+TEST(ConfigToml, TrackingPoliciesNameEachMistakeWithItsLine) {
+  Settings s;
+  const auto errors = apply_toml(R"([[tracking]]
+repo = "torch-xpu-ops"
+platforms = []
+runs = "release-*"
+kinds = ["slow", "crashes"]
+taxonomy = "/etc/passwd"
+settle_seconds = -1
+colour = "red"
+)",
+                                 "t.toml", s);
+  const std::string text = all(errors);
+  for (const char* expected :
+       {"t.toml:2:8: [[tracking]] repo must be \"owner/name\"",
+        "t.toml:3:13: [[tracking]] platforms must be a non-empty array of strings",
+        "t.toml:4:8: [[tracking]] runs must be", "kinds are \"slow\" and \"regressions\", not \"crashes\"",
+        "t.toml:6:12: [[tracking]] taxonomy names no taxonomy",
+        "t.toml:7:18: [[tracking]] settle_seconds must be an integer from 0 to 86400",
+        "t.toml:8:1: unknown key 'colour' in [[tracking]]"}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+  EXPECT_TRUE(s.tracking.empty());  // a policy with a mistake is not applied
+  EXPECT_FALSE(apply_toml("tracking = 3\n", "t.toml", s).empty());
+}
 
 TEST(ConfigToml, EveryKeyIsApplied) {
   Settings s;
@@ -120,6 +158,14 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_TRUE(s.demo);
   EXPECT_FALSE(s.access_log);
   EXPECT_EQ(s.db_path, "/var/lib/perftriage/db.sqlite");
+  EXPECT_EQ(s.notify.urls, (std::vector<std::string>{"https://hooks.example.org/perftriage"}));
+  EXPECT_EQ(s.notify.secret_file, "/run/secrets/notify");
+  ASSERT_EQ(s.tracking.size(), 1u);
+  EXPECT_EQ(s.tracking[0].repo, "intel/torch-xpu-ops");
+  EXPECT_EQ(s.tracking[0].platforms, (std::vector<std::string>{"BMG", "PVC"}));
+  EXPECT_EQ(s.tracking[0].runs, "key:bmg-release-*");
+  EXPECT_EQ(s.tracking[0].kinds, (std::vector<std::string>{"slow"}));
+  EXPECT_EQ(s.tracking[0].settle_seconds, 30);
   EXPECT_EQ(s.max_body_bytes, 100u << 20);
   EXPECT_EQ(s.max_header_bytes, 32u << 10);
   EXPECT_DOUBLE_EQ(s.limits.header_timeout_s, 5);
