@@ -130,6 +130,11 @@ std::string case_name(const TriageKey& k) {
 
 }  // namespace
 
+nlohmann::json to_json(const TriageChange& h) {
+  return {{"from", h.from_state}, {"state", h.state}, {"issue", h.issue}, {"reason", h.reason},
+          {"run", h.run},         {"who", h.who},     {"at", h.at}};
+}
+
 bool is_triage_state(std::string_view state) noexcept {
   return std::find(std::begin(kTriageStates), std::end(kTriageStates), state) != std::end(kTriageStates);
 }

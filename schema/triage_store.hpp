@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/result.hpp"
 #include "schema/sqlite.hpp"
 
@@ -43,6 +45,8 @@ struct TriageCase {
 struct TriageChange {
   std::string from_state, state, issue, reason, run, who, at;
 };
+// {"from", "state", "issue", "reason", "run", "who", "at"}
+nlohmann::json to_json(const TriageChange& change);
 
 // A person's decision (state: one of is_decided_state, or "new"). The case must have been slow on the platform.
 // Returns the case as it now reads.

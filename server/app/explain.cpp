@@ -123,15 +123,7 @@ std::string verdict_text(const schema::TriageKey& key, const schema::CaseMeasure
 json triage_json(const std::optional<schema::TriageCase>& c, const std::vector<schema::TriageChange>& history) {
   if (!c) return json();
   json changes = json::array();
-  for (const auto& h : history) {
-    changes.push_back({{"from", h.from_state},
-                       {"state", h.state},
-                       {"issue", h.issue},
-                       {"reason", h.reason},
-                       {"run", h.run},
-                       {"who", h.who},
-                       {"at", h.at}});
-  }
+  for (const auto& h : history) changes.push_back(schema::to_json(h));
   return {{"state", c->state},         {"issue", c->issue},           {"reason", c->reason},
           {"since_run", c->since_run}, {"updated_by", c->updated_by}, {"history", changes}};
 }

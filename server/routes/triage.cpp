@@ -65,15 +65,7 @@ Result<ApiResponse> get_case(const ApiRequest& req, AppContext& app) {
   if (!found) return make_error(ErrorKind::not_found, "not_slow", "the case has never been slower than eager there");
   PT_ASSIGN(const auto history, schema::triage_history(store->db(), key));
   json changes = json::array();
-  for (const auto& h : history) {
-    changes.push_back({{"from", h.from_state},
-                       {"state", h.state},
-                       {"issue", h.issue},
-                       {"reason", h.reason},
-                       {"run", h.run},
-                       {"who", h.who},
-                       {"at", h.at}});
-  }
+  for (const auto& h : history) changes.push_back(schema::to_json(h));
   json out = case_json(*found);
   out["history"] = changes;
   auto res = json_response(200, out);
