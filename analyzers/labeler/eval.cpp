@@ -305,7 +305,9 @@ namespace {
 void check_rows(const std::vector<EvalScore>& rows, const json& want, const std::string& prefix,
                 std::vector<std::string>& fails) {
   if (!want.is_object()) return;
-  for (const auto& [name, floors] : want.items()) {
+  for (const auto& item : want.items()) {
+    const std::string name = item.key();  // not a structured binding: clang before 16 cannot capture one
+    const json& floors = item.value();
     auto it = std::find_if(rows.begin(), rows.end(), [&](const EvalScore& s) { return s.name == name; });
     if (it == rows.end()) {
       fails.push_back(prefix + name + ": no such row in the report");
