@@ -9,6 +9,7 @@
 
 #include "schema/triage_store.hpp"
 #include "server/app/ingest_service.hpp"
+#include "server/app/slow_report.hpp"
 
 namespace perftriage {
 namespace {
@@ -107,6 +108,26 @@ TEST_F(Triage, ADecisionStaysAndIngestMovesItWhenTheCaseChanges) {
   // "new" drops the decision: back to what the backlog says.
   ASSERT_TRUE(decide("A", "new"));
   EXPECT_EQ(state_of("A"), "regressed@n04");
+}
+
+TEST_F(Triage, TheReportGroupsByStateAndListsKnownLimitationsApart) {
+  nightly(1, {{"A", 0.8}, {"B", 0.9}, {"C", 0.7}});
+  auto plain = server::slow_report(*store_, "n01", 1.0);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->find("## Triage"), std::string::npos);  // nothing decided: the seed's shape as it is
+  ASSERT_TRUE(decide("A", "acknowledged", "intel/torch-xpu-ops#3761"));
+  ASSERT_TRUE(decide("B", "expected", "", "math SDPA on this driver"));
+  auto report = server::slow_report(*store_, "n01", 1.0);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_NE(report->find("contain 2 cases"), std::string::npos) << *report;  // B left the table
+  EXPECT_NE(report->find("- acknowledged (1): huggingface bfloat16 inference A (intel/torch-xpu-ops#3761)"),
+            std::string::npos)
+      << *report;
+  EXPECT_NE(report->find("- new (1): huggingface bfloat16 inference C"), std::string::npos) << *report;
+  EXPECT_NE(report->find("## Known limitations (expected / wontfix)\n\n- huggingface bfloat16 inference B: expected "
+                         "(math SDPA on this driver)"),
+            std::string::npos)
+      << *report;
 }
 
 TEST_F(Triage, RefusesWhatIsNotADecisionOrNotASlowCase) {
