@@ -101,6 +101,8 @@ bool negative(const std::string& verdict) { return verdict == "no" || verdict ==
 
 }  // namespace
 
+bool is_cause(const std::string& verdict) { return definite(verdict) && !negative(verdict); }
+
 json explain_case(const std::vector<SourcedFinding>& findings) {
   json causes = json::array();
   std::vector<std::string> classifiers;  // in first-seen order

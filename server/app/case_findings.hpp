@@ -51,6 +51,10 @@ std::string findings_cell(const std::vector<FindingSummary>& findings);
 std::string findings_section_markdown(const std::vector<model::ResultRecord>& rows,
                                       const std::vector<std::vector<FindingSummary>>& findings);
 
+// Whether a verdict names a cause: definite (not "" or unknown) and not a healthy one (no, none, fused), the rule of
+// explain_case below.
+bool is_cause(const std::string& verdict);
+
 // A finding with where it came from ("artifact 3 trace.json (compiled)", "performance row").
 struct SourcedFinding {
   std::string source;

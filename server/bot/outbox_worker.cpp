@@ -277,19 +277,25 @@ Outcome OutboxWorker::add_labels(const schema::OutboxRow& row, schema::Database&
   return outcome;
 }
 
+std::optional<GitHubResponse> OutboxWorker::find_comment(const schema::OutboxRow& row, std::string_view marker,
+                                                         std::optional<std::int64_t>& id) {
+  for (int page = 1; page <= 10 && !id; ++page) {
+    auto r = client_.list_comments(row.repo, row.issue_number, page);
+    if (!r.ok()) return r;
+    auto comments = r.json();
+    id = find_marked_comment(comments, marker);
+    if (!comments.is_array() || comments.size() < 100) break;
+  }
+  return std::nullopt;
+}
+
 Outcome OutboxWorker::upsert_marked_comment(const schema::OutboxRow& row) {
   // A comment of its own (a tracking issue's update), found again by its first line, its marker: a re-send after a
   // crash edits it instead of posting a second one.
   const std::string body = str_or(row.payload, "body");
   const std::string marker = body.substr(0, body.find('\n'));
   std::optional<std::int64_t> id;
-  for (int page = 1; page <= 10 && !id; ++page) {
-    auto r = client_.list_comments(row.repo, row.issue_number, page);
-    if (!r.ok()) return answer(row, r);
-    auto comments = r.json();
-    id = find_marked_comment(comments, marker);
-    if (!comments.is_array() || comments.size() < 100) break;
-  }
+  if (auto failed = find_comment(row, marker, id)) return answer(row, *failed);
   if (id) return answer(row, mutate([&] { return client_.update_comment(row.repo, *id, body); }));
   return answer(row, mutate([&] { return client_.create_comment(row.repo, row.issue_number, body); }));
 }
@@ -302,13 +308,7 @@ Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Datab
   std::optional<std::int64_t> id = *known;
   if (!id) {
     // Our comment may exist without its id stored: a crash between posting and recording it.
-    for (int page = 1; page <= 10 && !id; ++page) {
-      auto r = client_.list_comments(row.repo, row.issue_number, page);
-      if (!r.ok()) return answer(row, r);
-      auto comments = r.json();
-      id = find_marked_comment(comments, analyzers::labeler::kCommentMarker);
-      if (!comments.is_array() || comments.size() < 100) break;
-    }
+    if (auto failed = find_comment(row, analyzers::labeler::kCommentMarker, id)) return answer(row, *failed);
   }
   if (id) {
     auto r = mutate([&] { return client_.update_comment(row.repo, *id, body); });

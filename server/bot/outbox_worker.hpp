@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "schema/bot_store.hpp"
@@ -70,6 +72,10 @@ class OutboxWorker {
   Outcome add_labels(const schema::OutboxRow& row, schema::Database& db);
   Outcome upsert_comment(const schema::OutboxRow& row, schema::Database& db);
   Outcome upsert_marked_comment(const schema::OutboxRow& row);
+  // Pages through the issue's comments for the first whose body starts with `marker` (into `id`); the failed listing,
+  // if one failed.
+  std::optional<GitHubResponse> find_comment(const schema::OutboxRow& row, std::string_view marker,
+                                             std::optional<std::int64_t>& id);
   Outcome upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db);
   // GitHub's answer to an attempt of `row`, as an outcome (sent, retry after a backoff, failed).
   Outcome answer(const schema::OutboxRow& row, const GitHubResponse& response) const;

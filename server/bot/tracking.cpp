@@ -1,5 +1,7 @@
 #include "server/bot/tracking.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -107,9 +109,7 @@ std::string root_causes_markdown(const std::map<CaseKey, Tracked>& cases,
     std::set<std::string> causes;
     if (auto f = findings.find(key); f != findings.end()) {
       for (const auto& s : f->second) {
-        if (s.verdict.empty() || s.verdict == "unknown" || s.verdict == "no" || s.verdict == "none" ||
-            s.verdict == "fused")
-          continue;
+        if (!is_cause(s.verdict)) continue;
         const std::string cause = s.classifier + ": " + s.verdict;
         if (causes.insert(cause).second) groups[cause].push_back(case_text(t.row));
         if (!s.evidence.empty() && !evidence.count(cause)) evidence[cause] = s.evidence;
@@ -419,44 +419,26 @@ Result<std::vector<Target>> targets_of(schema::Database& db, const std::vector<T
 
 }  // namespace
 
-bool glob_match(std::string_view glob, std::string_view text) noexcept {
-  std::size_t g = 0, t = 0, star = std::string_view::npos, mark = 0;
-  while (t < text.size()) {
-    if (g < glob.size() && (glob[g] == '?' || glob[g] == text[t])) {
-      ++g;
-      ++t;
-    } else if (g < glob.size() && glob[g] == '*') {
-      star = g++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      g = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.size() && glob[g] == '*') ++g;
-  return g == glob.size();
-}
-
 std::optional<std::string> tracked_release(const TrackingPolicy& policy, const model::RunRecord& run) {
   if (std::none_of(policy.platforms.begin(), policy.platforms.end(),
                    [&](const std::string& p) { return iequals(p, run.meta.platform); }))
     return std::nullopt;
   const std::string_view rule = policy.runs;
-  const std::string_view glob = rule.substr(4);
+  const std::string glob(rule.substr(4));
+  // fnmatch(3): '*', '?' and [sets], as a shell matches names; no flags, so '/' is an ordinary character
+  auto matches = [&](const std::string& text) { return fnmatch(glob.c_str(), text.c_str(), 0) == 0; };
   if (rule.rfind("tag:", 0) == 0) {
     for (const auto& tag : run.meta.tags) {
-      if (!glob_match(glob, tag)) continue;
+      if (!matches(tag)) continue;
       const auto star = glob.find('*');
       if (star == std::string_view::npos) return tag;
-      const std::string_view rest = glob.substr(star + 1);
+      const std::string_view rest = std::string_view(glob).substr(star + 1);
       std::string release = tag.substr(star, tag.size() - star - std::min(rest.size(), tag.size() - star));
       return release.empty() ? tag : release;
     }
     return std::nullopt;
   }
-  if (!glob_match(glob, run.meta.key)) return std::nullopt;
+  if (!matches(run.meta.key)) return std::nullopt;
   const std::string release = analyzers::compare::release_label(run.meta.torch_version);
   return release.empty() ? run.meta.key : release;
 }

@@ -28,9 +28,6 @@
 
 namespace perftriage::server {
 
-// '*' any run of characters, '?' one; everything else literal.
-bool glob_match(std::string_view glob, std::string_view text) noexcept;
-
 // The release `policy` tracks `run` under, or nullopt when the policy does not match it: the platform must be one
 // of the policy's; "tag:release-*" with the tag "release-2.12" gives "2.12" (what the first '*' matched, else the
 // tag); "key:GLOB" gives the run's torch release ("2.12.0+xpu" -> "2.12"), else its key.
