@@ -2,6 +2,9 @@
 //   1. compare of two full generated nightlies (~12k rows each) in an on-disk database: load both runs (SQL),
 //      per-case comparison + aggregates, the JSON body; target < 30 ms for the whole use case, cold (the first
 //      iteration, printed beside the median). --dump PATH writes the first body, to diff it across changes.
+//      Then one compare of a third nightly, a pair never compared before, in the now warm process: what the
+//      server does for a compare its response cache does not hold (the first iteration also pays the process's
+//      first touch of ~30 MB of heap, which a running server has paid long before).
 //   2. with --history-db PATH (built by scripts/gen_history_db.sh, >= 10M rows): one case's history across
 //      the platform's 1,000 runs (SQL) + change detection; target < 20 ms.
 // Numbers are the first (cold) run, the min and the median of repeated runs, printed; nothing here asserts a time.
@@ -48,8 +51,8 @@ int compare_nightlies(int iterations, const std::string& dump_path) {
   fs::create_directories(dir);
   auto store = schema::Store::open((dir / "db.sqlite").string());
   if (!store) return std::cerr << store.error().message << "\n", 1;
-  for (auto [key, seed, drift, day] :
-       {std::tuple{"nightly-a", 7u, 1.0, "01"}, std::tuple{"nightly-b", 8u, 0.97, "02"}}) {
+  for (auto [key, seed, drift, day] : {std::tuple{"nightly-a", 7u, 1.0, "01"}, std::tuple{"nightly-b", 8u, 0.97, "02"},
+                                       std::tuple{"nightly-c", 9u, 0.99, "03"}}) {
     server::UploadMeta meta;
     meta.run = key;
     meta.platform = "BMG";
@@ -59,9 +62,11 @@ int compare_nightlies(int iterations, const std::string& dump_path) {
   }
   Stats load, compare, render, total;
   std::size_t rows = 0, cases = 0, bytes = 0;
-  for (int i = 0; i < iterations; ++i) {
+  for (int i = 0; i <= iterations; ++i) {
+    // The last pass compares the third nightly: a pair never compared before, in a warm process.
+    const char* target = i == iterations ? "nightly-c" : "nightly-b";
     const auto t0 = Clock::now();
-    auto input = schema::load_comparison(store->db(), "previous", "nightly-b");
+    auto input = schema::load_comparison(store->db(), "previous", target);
     if (!input) return std::cerr << input.error().message << "\n", 1;
     load.add(ms_since(t0));
     const auto t1 = Clock::now();
@@ -69,7 +74,7 @@ int compare_nightlies(int iterations, const std::string& dump_path) {
     const auto agg = cmp::aggregate(list);
     compare.add(ms_since(t1));
     const auto t2 = Clock::now();
-    const std::string body = cmp::compare_json_text("nightly-a", "nightly-b", {}, list, agg);
+    const std::string body = cmp::compare_json_text(input->base.meta.key, target, {}, list, agg);
     render.add(ms_since(t2));
     total.add(ms_since(t0));
     rows = input->base_rows.size() + input->target_rows.size();
@@ -79,15 +84,19 @@ int compare_nightlies(int iterations, const std::string& dump_path) {
   }
   std::cout << fmt::format("compare of two nightlies: {} rows, {} cases, JSON {} KB, {} iterations\n", rows, cases,
                            bytes / 1024, iterations);
-  const auto line = [](const char* what, const Stats& s) {
-    std::cout << fmt::format("  {:<21} first {:7.2f} ms   min {:7.2f} ms   median {:7.2f} ms   max {:7.2f} ms\n", what,
-                             s.v.front(), s.min(), s.median(), s.max());
+  const auto line = [](const char* what, Stats s) {
+    const double fresh = s.v.back();  // the new pair, warm process
+    s.v.pop_back();
+    std::cout << fmt::format(
+        "  {:<21} first {:7.2f} ms   min {:7.2f} ms   median {:7.2f} ms   max {:7.2f} ms   new pair {:7.2f} ms\n", what,
+        s.v.front(), s.min(), s.median(), s.max(), fresh);
   };
   line("load (SQL)", load);
   line("compare + aggregates", compare);
   line("JSON text", render);
   line("total", total);
-  std::cout << "  (target: total < 30 ms, the first, cold, iteration included)\n";
+  std::cout << "  (target: total < 30 ms cold. first: the process's first compare; new pair: a compare never made\n"
+               "   before, in a process that has made others: what an uncached request costs in a running server)\n";
   fs::remove_all(dir);
   return 0;
 }

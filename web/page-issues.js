@@ -18,7 +18,7 @@ function issueRow(i) {
     td(el('a', { href: `https://github.com/${i.repo}/issues/${i.number}`, text: `#${i.number}` })),
     td(el('span', { class: 'issue-title', text: i.title })),
     td(el('ul', {}, axes.map((a) =>
-      el('li', {}, el('b', { text: axisLabel(a.axis, a.value) }), el('span', { class: 'muted', text: ` — ${a.reason}` }))))),
+      el('li', {}, el('b', { text: axisLabel(a.axis, a.value) }), el('span', { class: 'muted', text: ` — ${a.layer && a.layer !== 'rules' ? `[${a.layer}] ` : ''}${a.reason}` }))))),
     td((i.labels || []).map((l) => el('span', { class: 'pill', text: l }))), td(day(i.updated_at)));
 }
 

@@ -176,7 +176,7 @@ std::optional<Decision> decide_test(const Context& c) {
     if (!cs.e2e) return Decision{"ut", "Unit-test case " + quote(cs.test_id, 90) + "."};
   const auto* axis = c.tax->axis("test");
   if (axis && !axis->fallback.empty())
-    return Decision{axis->fallback, "No E2E table, benchmark command or OOB model list: default."};
+    return Decision{axis->fallback, "No E2E table, benchmark command or OOB model list: default.", true};
   return std::nullopt;
 }
 

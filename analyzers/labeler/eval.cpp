@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/text.hpp"
 
 namespace perftriage::analyzers::labeler {
@@ -47,8 +48,9 @@ Result<EvalIssue> parse_issue(const json& j, const std::string& file, std::size_
   return is;
 }
 
-// (axis, canonical label) of a label as found on an issue; nullopt when it is outside every applied axis.
-std::optional<std::pair<std::string, std::string>> known_label(const Taxonomy& t, std::string_view label) {
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> tracker_label(const Taxonomy& t, std::string_view label) {
   if (auto p = t.parse_label(label)) {
     const auto* spec = t.axis(p->first);
     if (!spec || !spec->applied) return std::nullopt;  // a native field (type, priority), never a label
@@ -62,6 +64,8 @@ std::optional<std::pair<std::string, std::string>> known_label(const Taxonomy& t
     if (lower(imp.add) == want) return std::pair{std::string(kImplied), imp.add};
   return std::nullopt;
 }
+
+namespace {
 
 using AxisSets = std::map<std::string, std::set<std::string>>;  // axis -> labels
 
@@ -92,13 +96,13 @@ void score_axis(Tallies& t, const std::string& axis, const std::set<std::string>
 }
 
 // Scores one issue into `t` and returns its differences.
-EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Tallies& t, EvalReport& report) {
+EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Layers layers, Tallies& t, EvalReport& report) {
   EvalIssueResult out;
   out.number = is.number;
   out.title = is.title;
   AxisSets want, got;
   for (const auto& l : is.labels) {
-    auto k = known_label(tax, l);
+    auto k = tracker_label(tax, l);
     if (!k) {
       out.ignored.push_back(l);
       ++report.ignored[l];
@@ -112,8 +116,8 @@ EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Tallies& t
   in.body = is.body;
   in.repo = is.repo.empty() ? tax.repo : is.repo;
   in.number = is.number;
-  for (const auto& l : label_issue(in, tax).labels) {
-    auto k = known_label(tax, l);
+  for (const auto& l : label_issue(in, tax, {}, layers).labels) {
+    auto k = tracker_label(tax, l);
     if (k && got[k->first].insert(k->second).second) out.given.push_back(k->second);
   }
   std::set<std::string> axes;
@@ -168,16 +172,28 @@ Result<Taxonomy> taxonomy_for_repo(std::string_view repo) {
                     "no built-in taxonomy for repository '" + std::string(repo) + "' (give --taxonomy)");
 }
 
-EvalReport evaluate_labeler(const std::vector<EvalIssue>& set, const Taxonomy& taxonomy) {
+EvalReport evaluate_labeler(const std::vector<EvalIssue>& set, const Taxonomy& taxonomy_in, Layers layers,
+                            const LabelModel* model) {
+  Taxonomy taxonomy = taxonomy_in;
+  if (layers == Layers::rules)
+    taxonomy.model.reset();
+  else if (model)  // not owned: the caller's model outlives this call
+    taxonomy.model = std::shared_ptr<const LabelModel>(std::shared_ptr<void>{}, model);
+  const LabelModel* seen = taxonomy.model.get();
   EvalReport r;
   r.taxonomy = taxonomy.name;
-  r.issues = static_cast<int>(set.size());
+  r.layers = std::string(layers_name(layers));
   Tallies t;
   for (const auto& a : taxonomy.axes)
     if (a.applied) t.axes[a.name];
   if (!taxonomy.implies.empty()) t.axes[std::string(kImplied)];
   for (const auto& is : set) {
-    r.per_issue.push_back(score_issue(is, taxonomy, t, r));
+    if (seen && seen->saw(is.number) && (seen->repo.empty() || lower(seen->repo) == lower(is.repo))) {
+      ++r.skipped_seen;  // the model learned from this issue: scoring it would measure memory, not labeling
+      continue;
+    }
+    ++r.issues;
+    r.per_issue.push_back(score_issue(is, taxonomy, layers, t, r));
     r.wrong_single += r.per_issue.back().wrong_single ? 1 : 0;
   }
   for (const auto& a : taxonomy.axes)  // file order
@@ -243,7 +259,9 @@ void score_rows(std::string& out, const char* head, const std::vector<EvalScore>
 
 json to_json(const EvalReport& r, bool with_issues) {
   json j = {{"taxonomy", r.taxonomy},
+            {"layers", r.layers},
             {"issues", r.issues},
+            {"skipped_seen", r.skipped_seen},
             {"wrong_single", r.wrong_single},
             {"wrong_single_share", r.wrong_single_share()},
             {"axes", json::array()},
@@ -271,8 +289,11 @@ json to_json(const EvalReport& r, bool with_issues) {
 }
 
 std::string render_text(const EvalReport& r, bool with_issues) {
-  std::string out = fmt::format("label-eval: taxonomy {}, {} issues; wrong single-valued value on {} ({:.1f}%)\n\n",
-                                r.taxonomy, r.issues, r.wrong_single, 100.0 * r.wrong_single_share());
+  std::string out =
+      fmt::format("label-eval: taxonomy {}, layers {}, {} issues{}; wrong single-valued value on {} ({:.1f}%)\n\n",
+                  r.taxonomy, r.layers, r.issues,
+                  r.skipped_seen ? fmt::format(" ({} skipped: the model was trained on them)", r.skipped_seen) : "",
+                  r.wrong_single, 100.0 * r.wrong_single_share());
   score_rows(out, "axis", r.axes, false);
   out += "\n";
   score_rows(out, "label", r.labels, true);
@@ -297,6 +318,57 @@ std::string render_text(const EvalReport& r, bool with_issues) {
                          i.title.substr(0, 100), join(i.missing, ", "), join(i.extra, ", "));
     }
   }
+  return out;
+}
+
+namespace {
+
+// Row name -> its score in each report (null where a report lacks it), in first-seen order.
+std::vector<std::pair<std::string, std::vector<const EvalScore*>>> side_by_side(const std::vector<EvalReport>& reports,
+                                                                                bool axes) {
+  std::vector<std::pair<std::string, std::vector<const EvalScore*>>> rows;
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    for (const auto& s : axes ? reports[i].axes : reports[i].labels) {
+      if (!axes && s.support() == 0 && s.tp + s.fp == 0) continue;
+      auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& row) { return row.first == s.name; });
+      if (it == rows.end()) it = rows.insert(rows.end(), {s.name, std::vector<const EvalScore*>(reports.size())});
+      it->second[i] = &s;
+    }
+  return rows;
+}
+
+void comparison_rows(std::string& out, const char* head, const std::vector<EvalReport>& reports, bool axes) {
+  const auto rows = side_by_side(reports, axes);
+  std::size_t w = std::string_view(head).size();
+  for (const auto& [name, _] : rows) w = std::max(w, name.size());
+  out += fmt::format("{:<{}}  {:>7}", head, w, "support");
+  for (const auto& r : reports) out += fmt::format("  {:>13}", r.layers + " P / R");
+  out += "\n";
+  for (const auto& [name, scores] : rows) {
+    int support = 0;
+    for (const auto* s : scores)
+      if (s) support = std::max(support, s->support());
+    out += fmt::format("{:<{}}  {:>7}", name, w, support);
+    for (const auto* s : scores)
+      out += s ? fmt::format("  {:>6.3f}/{:.3f}", s->precision(), s->recall()) : fmt::format("  {:>13}", "-");
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_comparison(const std::vector<EvalReport>& reports) {
+  if (reports.empty()) return {};
+  std::string out =
+      fmt::format("label-eval: taxonomy {}, layers side by side (precision / recall)\n", reports.front().taxonomy);
+  for (const auto& r : reports)
+    out += fmt::format("  {}: {} issues scored{}, wrong single-valued value on {} ({:.1f}%)\n", r.layers, r.issues,
+                       r.skipped_seen ? fmt::format(" ({} skipped: trained on)", r.skipped_seen) : "", r.wrong_single,
+                       100.0 * r.wrong_single_share());
+  out += "\n";
+  comparison_rows(out, "axis", reports, true);
+  out += "\n";
+  comparison_rows(out, "label", reports, false);
   return out;
 }
 
@@ -332,9 +404,10 @@ void check_rows(const std::vector<EvalScore>& rows, const json& want, const std:
 
 std::vector<std::string> check_floors(const EvalReport& r, const json& floors) {
   std::vector<std::string> fails;
-  if (!floors.is_object() || !floors.contains(r.taxonomy)) return fails;
-  const auto& f = floors[r.taxonomy];
-  const auto prefix = r.taxonomy + ": ";
+  const auto key = r.layers == "rules" ? r.taxonomy : r.taxonomy + "/" + r.layers;
+  if (!floors.is_object() || !floors.contains(key)) return fails;
+  const auto& f = floors[key];
+  const auto prefix = key + ": ";
   if (f.contains("axes")) check_rows(r.axes, f["axes"], prefix, fails);
   if (f.contains("labels")) check_rows(r.labels, f["labels"], prefix, fails);
   if (f.contains("max_wrong_single_share") && f["max_wrong_single_share"].is_number() &&

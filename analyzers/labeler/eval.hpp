@@ -6,16 +6,20 @@
 // ignored and counted. Pure: no files, no database evidence.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "analyzers/labeler/labeler.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 #include "common/result.hpp"
 
 namespace perftriage::analyzers::labeler {
+
+struct LabelModel;  // model.hpp
 
 struct EvalIssue {
   std::string repo, url, title, body;
@@ -25,6 +29,10 @@ struct EvalIssue {
 
 // One issue per non-empty line; a bad line is invalid_input naming `file` and the line.
 Result<std::vector<EvalIssue>> parse_eval_set(std::string_view text, const std::string& file = {});
+
+// (axis, canonical label) of a label as a tracker set it, through the taxonomy's legacy map; axis "implied" for a
+// label the taxonomy implies; nullopt when it is outside every applied axis (and so not scored or learned).
+std::optional<std::pair<std::string, std::string>> tracker_label(const Taxonomy& t, std::string_view label);
 
 // The built-in taxonomy whose "repo" is `repo` (intel/torch-xpu-ops -> torch-xpu-ops); not_found when none.
 Result<Taxonomy> taxonomy_for_repo(std::string_view repo);
@@ -54,7 +62,9 @@ struct EvalIssueResult {
 
 struct EvalReport {
   std::string taxonomy;
+  std::string layers = "rules";  // rules, model, both
   int issues = 0;
+  int skipped_seen = 0;           // issues of the set the model was trained on: not scored
   std::vector<EvalScore> axes;    // one per applied axis of the taxonomy, micro-averaged over its values
   std::vector<EvalScore> labels;  // one per label given or expected at least once
   std::vector<EvalConfusion> confusions;
@@ -66,15 +76,22 @@ struct EvalReport {
 };
 
 // Labels every issue with `taxonomy` (no existing labels, no evidence) and scores it against the tracker's labels.
-EvalReport evaluate_labeler(const std::vector<EvalIssue>& set, const Taxonomy& taxonomy);
+// `model` (model/both) is the learned layer; issues it was trained on are not scored (counted in `skipped_seen`).
+EvalReport evaluate_labeler(const std::vector<EvalIssue>& set, const Taxonomy& taxonomy, Layers layers = Layers::rules,
+                            const LabelModel* model = nullptr);
 
 nlohmann::json to_json(const EvalReport& report, bool with_issues = false);
 // The tables: axes, labels, confusions, ignored labels (and each issue's differences with `with_issues`).
 std::string render_text(const EvalReport& report, bool with_issues = false);
 
+// The same set scored by several layers, side by side: per axis and per label, precision and recall of each report
+// (all of one taxonomy, in the order given), and each one's wrong single-valued share.
+std::string render_comparison(const std::vector<EvalReport>& reports);
+
 // Floors: {"<taxonomy>": {"axes": {"hw": {"precision": x, "recall": y, "precision_set": z}}, "labels": {...},
-// "max_wrong_single_share": s}}. Returns one line per score below its floor (empty: all met). A floor naming a row
-// the report lacks is a failure too (a renamed axis must not pass silently).
+// "max_wrong_single_share": s}}, keyed "<taxonomy>" for the rules layer and "<taxonomy>/model", "<taxonomy>/both"
+// for the others. Returns one line per score below its floor (empty: all met). A floor naming a row the report lacks
+// is a failure too (a renamed axis must not pass silently).
 std::vector<std::string> check_floors(const EvalReport& report, const nlohmann::json& floors);
 
 }  // namespace perftriage::analyzers::labeler

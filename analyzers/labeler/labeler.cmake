@@ -1,10 +1,13 @@
-# Embeds analyzers/taxonomies/*.json into a generated header so the binary and the tests need no files beside them.
+# Embeds analyzers/taxonomies/*.json (and the label models in models/*.json) into a generated header so the binary and the tests need no files beside them.
 # Two modes: include()d by analyzers/CMakeLists.txt (wires the generation into perftriage_analyzers_labeler), and
 # `cmake -DDIR=... -DOUT=... -P labeler.cmake` (the generation step itself, re-run when a taxonomy changes).
 if(CMAKE_SCRIPT_MODE_FILE)
   file(GLOB _files ${DIR}/*.json)
   list(SORT _files)
   list(LENGTH _files _n)
+  file(GLOB _models ${DIR}/models/*.json)
+  list(SORT _models)
+  list(LENGTH _models _nm)
   set(_body "#pragma once\n// Generated from analyzers/taxonomies/*.json by analyzers/labeler/labeler.cmake. Do not edit.\n")
   string(APPEND _body "#include <array>\n#include <string_view>\nnamespace perftriage::analyzers::labeler::embedded {\n")
   string(APPEND _body "struct EmbeddedTaxonomy { std::string_view name; std::string_view json; };\n")
@@ -14,6 +17,14 @@ if(CMAKE_SCRIPT_MODE_FILE)
     file(READ ${f} _json)
     string(APPEND _body "  {\"${_name}\", R\"pt_taxonomy(${_json})pt_taxonomy\"},\n")
   endforeach()
+  string(APPEND _body "}};\n")
+  # The learned label models (analyzers/taxonomies/models/<taxonomy>.json, written by `perftriage tracker train`).
+  string(APPEND _body "inline constexpr std::array<EmbeddedTaxonomy, ${_nm}> kModels{{\n")
+  foreach(f ${_models})
+    get_filename_component(_name ${f} NAME_WE)
+    file(READ ${f} _json)
+    string(APPEND _body "  {\"${_name}\", R\"pt_model(${_json})pt_model\"},\n")
+  endforeach()
   string(APPEND _body "}};\n}  // namespace perftriage::analyzers::labeler::embedded\n")
   file(WRITE ${OUT}.tmp "${_body}")
   file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
@@ -21,7 +32,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 set(_pt_tax_dir ${CMAKE_CURRENT_LIST_DIR}/../taxonomies)
-file(GLOB _pt_tax_files CONFIGURE_DEPENDS ${_pt_tax_dir}/*.json)
+file(GLOB _pt_tax_files CONFIGURE_DEPENDS ${_pt_tax_dir}/*.json ${_pt_tax_dir}/models/*.json)
 set(_pt_tax_gen_dir ${CMAKE_CURRENT_BINARY_DIR}/labeler_generated)
 set(_pt_tax_header ${_pt_tax_gen_dir}/perftriage_embedded_taxonomies.hpp)
 add_custom_command(

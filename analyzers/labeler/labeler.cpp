@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/rules.hpp"
 #include "common/utf8.hpp"
 
@@ -27,8 +28,55 @@ std::string cut_utf8(std::string_view s, std::size_t max_chars, bool& cut) {
   return std::string(s);
 }
 
-LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,
-                      Budget* budget) {
+// Whether `label` is already a row's value or follows from one through the taxonomy's implications.
+bool implied_by_rows(const LabelResult& r, const Taxonomy& taxonomy, const std::string& label) {
+  auto in_rows = [&](const std::string& l) {
+    return std::any_of(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.value == l; });
+  };
+  if (in_rows(label)) return true;
+  return std::any_of(taxonomy.implies.begin(), taxonomy.implies.end(), [&](const Implication& imp) {
+    return imp.add == label && std::any_of(imp.when.begin(), imp.when.end(), in_rows);
+  });
+}
+
+// The learned layer after the rules (see Layers): fills a single-valued axis that has no value or only its default,
+// and adds values of multi-valued axes, each at or above the model's threshold.
+void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const LabelModel& model) {
+  std::set<std::string> filled;  // single-valued axes the model decided here
+  for (const auto& v : predict(model, issue.title, issue.body)) {
+    if (v.p < model.threshold) break;  // highest first
+    const std::string reason = "Learned from the tracker: " + v.reason() + ".";
+    if (v.axis == "implied") {  // a label the taxonomy implies (pytorch's oncall: pt2), learned on its own
+      if (!implied_by_rows(r, taxonomy, v.label)) r.axes.push_back({v.axis, v.label, reason, "model"});
+      continue;
+    }
+    const auto* spec = taxonomy.axis(v.axis);
+    if (!spec || !spec->applied || filled.count(v.axis)) continue;
+    auto same_axis = std::find_if(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.axis == v.axis; });
+    if (!spec->multi) {
+      if (same_axis != r.axes.end() && same_axis->layer != "default") continue;  // the rules decided
+      filled.insert(v.axis);
+      if (same_axis != r.axes.end()) {
+        *same_axis = {v.axis, v.label, reason, "model"};
+        continue;
+      }
+    } else if (std::any_of(r.axes.begin(), r.axes.end(),
+                           [&](const AxisRow& a) { return a.axis == v.axis && a.value == v.label; })) {
+      continue;
+    }
+    r.axes.push_back({v.axis, v.label, reason, "model"});
+  }
+  // A default is a guess, not a rule's decision: where the model knows that value and did not confirm it (or pick
+  // another), the tracker would most likely leave the axis unset, so the default goes.
+  std::erase_if(r.axes, [&](const AxisRow& a) {
+    if (a.layer != "default" || filled.count(a.axis)) return false;
+    return std::any_of(model.labels.begin(), model.labels.end(),
+                       [&](const LabelWeights& w) { return w.label == a.value; });
+  });
+}
+
+LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence, Budget* budget,
+                      Layers layers) {
   Context c = build_context(issue, taxonomy, evidence, budget);
   LabelResult r;
   r.cases = c.scan.cases;
@@ -49,7 +97,8 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     if (!value) return;  // this tracker has no such value
     for (const auto& row : r.axes)
       if (row.axis == axis && row.value == *value) return;
-    r.axes.push_back({std::string(axis), *value, d->reason});
+    const bool on_issue = d->reason.rfind("Set on the issue", 0) == 0;
+    r.axes.push_back({std::string(axis), *value, d->reason, on_issue ? "issue" : d->fallback ? "default" : "rules"});
   };
   add("type", decide_type(c));
   add("test", decide_test(c));
@@ -66,6 +115,12 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     const auto* spec = taxonomy.axis(axis);
     if (!spec || !spec->multi) continue;
     for (const auto& [key, spelled] : found) add(axis, Decision{key, "Set on the issue (" + quote(spelled) + ")."});
+  }
+  if (layers == Layers::model) r.axes.clear();
+  if (layers != Layers::rules && taxonomy.model) {
+    check(budget);
+    apply_model(r, issue, taxonomy, *taxonomy.model);
+    r.need_split = std::any_of(r.axes.begin(), r.axes.end(), [](const AxisRow& a) { return a.axis == "triage"; });
   }
 
   for (const auto& row : r.axes) {
@@ -121,7 +176,7 @@ Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& 
     budget.check();
     Truncation truncated;
     const auto in = bound_input(issue, settings, truncated);
-    auto r = run_rules(in, taxonomy, evidence, &budget);
+    auto r = run_rules(in, taxonomy, evidence, &budget, settings.layers);
     r.truncated = truncated;
     return r;
   } catch (const BudgetExceeded&) {
@@ -131,10 +186,26 @@ Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& 
   }
 }
 
-LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence) {
+std::string_view layers_name(Layers l) {
+  switch (l) {
+    case Layers::rules: return "rules";
+    case Layers::model: return "model";
+    case Layers::both: break;
+  }
+  return "both";
+}
+
+std::optional<Layers> layers_from_name(std::string_view name) {
+  for (auto l : {Layers::rules, Layers::model, Layers::both})
+    if (name == layers_name(l)) return l;
+  return std::nullopt;
+}
+
+LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,
+                        Layers layers) {
   Truncation truncated;
   const auto in = bound_input(issue, LabelSettings{}, truncated);
-  auto r = run_rules(in, taxonomy, evidence, nullptr);
+  auto r = run_rules(in, taxonomy, evidence, nullptr, layers);
   r.truncated = truncated;
   return r;
 }

@@ -52,7 +52,17 @@ using EvidenceLookup = std::function<std::optional<CaseEvidence>(const ParsedCas
 
 struct AxisRow {
   std::string axis, value, reason;
+  // Which layer decided it: "rules", "default" (the taxonomy's fallback value, no rule fired), "issue" (set on the
+  // issue already) or "model" (the learned layer, model.hpp).
+  std::string layer = "rules";
 };
+
+// The layers that label: the rules, the taxonomy's learned model (Taxonomy::model), or both. With both the rules
+// decide first and the model fills only what they left: a single-valued axis with no value (or only the default),
+// a value of a multi-valued axis the rules did not give, each at or above the model's threshold.
+enum class Layers { rules, model, both };
+std::string_view layers_name(Layers l);
+std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both"
 
 // Which inputs were cut to the caps of LabelSettings before labeling.
 struct Truncation {
@@ -82,6 +92,7 @@ struct LabelSettings {
   // CPU time of the calling thread (evidence lookups included), checked between stages and inside the per-line
   // loops. std::chrono::microseconds::max() = no budget.
   std::chrono::microseconds cpu_budget{2'000'000};
+  Layers layers = Layers::both;  // without a model on the taxonomy, both = rules
 };
 
 // The issue as the labeler reads it: title, body and labels cut to the settings' caps; `truncated` says what was cut.
@@ -92,8 +103,9 @@ IssueInput bound_input(const IssueInput& issue, const LabelSettings& settings, T
 Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& taxonomy,
                                        const EvidenceLookup& evidence = {}, const LabelSettings& settings = {});
 
-// Caps the input like label_issue_within with default settings, without a CPU budget (never fails).
-LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence = {});
+// Caps the input like label_issue_within with default settings (or `layers`), without a CPU budget (never fails).
+LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence = {},
+                        Layers layers = Layers::both);
 
 nlohmann::json to_json(const ParsedCase& c);
 nlohmann::json to_json(const LabelResult& result);

@@ -82,7 +82,8 @@ std::optional<Decision> decide_priority(const Context& c, const std::optional<De
   if (c.hang) return Decision{"High", "Hang."};
   if (feature_wording(c)) return Decision{"Low", "Feature wording in the title."};
   const auto* axis = c.tax->axis("priority");
-  if (axis && !axis->fallback.empty()) return Decision{axis->fallback, "Default: no urgent or high-priority trigger."};
+  if (axis && !axis->fallback.empty())
+    return Decision{axis->fallback, "Default: no urgent or high-priority trigger.", true};
   return std::nullopt;
 }
 

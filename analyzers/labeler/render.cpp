@@ -59,7 +59,8 @@ nlohmann::json to_json(const ParsedCase& c) {
 
 nlohmann::json to_json(const LabelResult& r) {
   nlohmann::json axes = nlohmann::json::array();
-  for (const auto& a : r.axes) axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}});
+  for (const auto& a : r.axes)
+    axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) cases.push_back(to_json(c));
   std::string analyzed_name;

@@ -14,8 +14,9 @@
 namespace perftriage::analyzers::labeler {
 
 struct Decision {
-  std::string key;     // taxonomy key ("e2e", "BMG", "bfloat16", "performance")
-  std::string reason;  // one line quoting the evidence
+  std::string key;        // taxonomy key ("e2e", "BMG", "bfloat16", "performance")
+  std::string reason;     // one line quoting the evidence
+  bool fallback = false;  // the taxonomy's default value: no rule fired (the learned layer may decide instead)
 };
 
 struct Context {

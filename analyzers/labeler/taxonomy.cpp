@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/text.hpp"
 #include "perftriage_embedded_taxonomies.hpp"
 
@@ -60,6 +61,7 @@ Result<Taxonomy> parse_impl(const json& j, int depth) {
     if (!j["base"].is_string()) return bad("\"base\" must name a built-in taxonomy");
     if (depth > 4) return bad("taxonomy \"base\" chain too deep");
     PT_ASSIGN(t, load_builtin(j["base"].get<std::string>(), depth + 1));
+    t.model.reset();  // a model is learned from one tracker's history: never inherited
     t.legacy.clear();
     t.implies.clear();
   }
@@ -134,7 +136,9 @@ Result<Taxonomy> load_builtin(std::string_view name, int depth) {
     if (e.name != name) continue;
     auto j = json::parse(e.json, nullptr, false);
     if (j.is_discarded()) return make_error(ErrorKind::internal, "bad_taxonomy", "embedded taxonomy is not JSON");
-    return parse_impl(j, depth);
+    PT_ASSIGN(auto t, parse_impl(j, depth));
+    if (depth == 0) t.model = builtin_model_shared(name);
+    return t;
   }
   return make_error(ErrorKind::not_found, "unknown_taxonomy",
                     "no taxonomy named '" + std::string(name) + "' (built-in: " + join(builtin_taxonomies(), ", ") +

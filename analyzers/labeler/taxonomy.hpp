@@ -3,6 +3,7 @@
 // title tags, hw / os aliases, module precedence + patterns, dependency patterns, colours. Built-in taxonomies are
 // embedded from analyzers/taxonomies/*.json; a file path or a JSON text loads a new tracker without code.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@
 #include "common/result.hpp"
 
 namespace perftriage::analyzers::labeler {
+
+struct LabelModel;  // analyzers/labeler/model.hpp
 
 struct AxisSpec {
   std::string name;
@@ -43,6 +46,8 @@ struct Taxonomy {
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> title_tags;  // tag -> (axis, key)
   std::vector<PatternRule> hw_aliases, os_words, modules, dependencies;                 // modules: precedence order
   std::vector<Implication> implies;
+  // The learned layer (model.hpp): a built-in taxonomy carries its embedded model when it has one; null: rules only.
+  std::shared_ptr<const LabelModel> model;
 
   [[nodiscard]] const AxisSpec* axis(std::string_view name) const;
   // The label this taxonomy spells for (axis, key); nullopt when the tracker has no such value.

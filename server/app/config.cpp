@@ -1,5 +1,6 @@
 #include "server/app/config.hpp"
 
+#include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 
 #include <fmt/format.h>
@@ -93,6 +94,12 @@ std::string check_tags(const Value& v) {
     if (t.empty()) return "tags must not be empty";
   }
   return "";
+}
+std::string check_label_model(const Value& v) {
+  const std::string s(text(v));
+  if (s.empty() || s == "none") return "";
+  auto m = analyzers::labeler::load_model(s);
+  return m ? "" : "is not a label model: " + m.error().message;
 }
 constexpr std::string_view kCredentials = "${CREDENTIALS_DIRECTORY}";
 std::string check_secret_path(const Value& v) {
@@ -276,6 +283,11 @@ const std::vector<Option>& table() {
        .set = [](Settings& s, const Value& v) { s.github.taxonomy = text(v); },
        .get = [](const Settings& s) -> Value { return s.github.taxonomy; },
        .check = check_not_empty},
+      {.section = "github", .key = "label_model", .flag = "bot-label-model", .kind = Kind::text,
+       .meaning = "the labeler's learned layer: \"\" = the taxonomy's own, \"none\" = rules only, or a model file",
+       .set = [](Settings& s, const Value& v) { s.github.label_model = text(v); },
+       .get = [](const Settings& s) -> Value { return s.github.label_model; },
+       .check = check_label_model},
       {.section = "github", .key = "min_interval_ms", .flag = "github-min-interval-ms", .kind = Kind::integer,
        .min = 0, .max = 3600000, .meaning = "at least this long between two mutations sent to GitHub",
        .set = [](Settings& s, const Value& v) { s.github.min_mutation_interval_s = static_cast<double>(integer(v)) / 1000.0; },

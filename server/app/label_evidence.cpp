@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "analyzers/labeler/model.hpp"
 #include "schema/artifact_store.hpp"
 #include "schema/history_store.hpp"
 
@@ -109,6 +110,12 @@ lb::LabelResult label_with_evidence(schema::Store& store, const lb::IssueInput& 
   lb::LabelSettings unlimited;
   unlimited.cpu_budget = std::chrono::microseconds::max();
   return std::move(label_with_evidence(store, issue, taxonomy, unlimited)).value();
+}
+
+Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings& gh) {
+  PT_ASSIGN(auto taxonomy, lb::load_taxonomy(name));
+  PT_ASSIGN(taxonomy.model, lb::model_option(gh.label_model, taxonomy));
+  return taxonomy;
 }
 
 }  // namespace perftriage::server

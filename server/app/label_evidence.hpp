@@ -7,8 +7,12 @@
 
 #include "analyzers/labeler/labeler.hpp"
 #include "schema/store.hpp"
+#include "server/app/settings.hpp"
 
 namespace perftriage::server {
+
+// The taxonomy the bot labels with (`name`: a built-in or a file), with the learned layer [github] label_model names.
+Result<analyzers::labeler::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings& gh);
 
 // `platform` "" = any platform, else any spelling of it. The lookup borrows `store`: use it while the store lives.
 analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, std::string platform);

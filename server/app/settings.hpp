@@ -17,6 +17,9 @@ struct GitHubSettings {
   std::string webhook_secret_file;            // [github] webhook_secret_file: the same for `webhook_secret`
   std::string bot_login = "perftriage[bot]";  // events caused by this login are ignored
   std::string taxonomy = "torch-xpu-ops";
+  // [github] label_model: the labeler's learned layer. "" = the taxonomy's built-in model (rules only when it has
+  // none), "none" = rules only, else a model file written by `perftriage tracker train`.
+  std::string label_model;
   int max_attempts = 8;                  // then the outbox action is marked failed, visibly
   double min_mutation_interval_s = 1.0;  // one mutation at a time, at least this far apart
   long connect_timeout_ms = 5000;

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <mutex>
 
+#include <fmt/format.h>
+
 #include "server/http/http_types.hpp"
 
 namespace perftriage::server {
@@ -13,8 +15,20 @@ namespace {
 
 using nlohmann::json;
 
+// The body collected so far and its limit (0 = none): past it the transfer is aborted (CURLE_WRITE_ERROR).
+struct BodySink {
+  std::string* body;
+  std::size_t max_bytes;
+  bool over = false;
+};
+
 std::size_t write_body(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* sink = static_cast<BodySink*>(user);
+  if (sink->max_bytes != 0 && sink->body->size() + size * n > sink->max_bytes) {
+    sink->over = true;
+    return 0;
+  }
+  sink->body->append(data, size * n);
   return size * n;
 }
 
@@ -102,15 +116,20 @@ GitHubResponse GitHubClient::request(std::string_view method, std::string_view p
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(curl, CURLOPT_XFERINFODATA, abort_);
   }
+  BodySink sink{&out.body, config_.max_response_bytes};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, write_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &out.headers);
   const CURLcode rc = curl_easy_perform(curl);
   curl_slist_free_all(headers);
   if (rc != CURLE_OK) {
     out.status = 0;
-    out.transport_error = std::string(curl_easy_strerror(rc)) + " (" + method_s + " " + url + ")";
+    out.transport_error = sink.over ? "answer over " + std::to_string(config_.max_response_bytes) + " bytes"
+                                    : std::string(curl_easy_strerror(rc));
+    out.transport_error += " (" + method_s + " " + url + ")";
+    out.body.clear();
+    out.too_large = sink.over;
     return out;
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
@@ -148,6 +167,25 @@ GitHubResponse GitHubClient::create_label(std::string_view repo, std::string_vie
 GitHubResponse GitHubClient::list_comments(std::string_view repo, std::int64_t number, int page) {
   return request("GET", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) +
                             "/comments?per_page=100&page=" + std::to_string(page));
+}
+
+GitHubResponse GitHubClient::list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page) {
+  if (!is_github_repo(repo)) {
+    GitHubResponse refused;
+    refused.transport_error = "not a GitHub repository name (owner/name): '" + std::string(repo) + "'";
+    return refused;
+  }
+  std::string path = "/repos/" + std::string(repo) +
+                     "/issues?state=all&sort=updated&direction=asc&per_page=" + std::to_string(per_page) +
+                     "&page=" + std::to_string(page);
+  if (!since_iso.empty()) {
+    path += "&since=";
+    for (const char c : since_iso) {  // an ISO 8601 time; an offset's '+' would read as a space unescaped
+      const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == ':' || c == '_';
+      path += plain ? std::string(1, c) : fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return request("GET", path);
 }
 
 GitHubResponse GitHubClient::create_comment(std::string_view repo, std::int64_t number, std::string_view body) {

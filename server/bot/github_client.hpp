@@ -3,6 +3,7 @@
 // a token, the documented headers and timeouts. One blocking request at a time per client; the outbox worker
 // decides what to do with each answer.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -19,6 +20,7 @@ struct GitHubResponse {
   std::map<std::string, std::string> headers;  // lower-case names: retry-after, x-ratelimit-remaining, ...
   std::string body;
   std::string transport_error;
+  bool too_large = false;  // the body went past GitHubClientConfig::max_response_bytes (status 0)
 
   [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
   [[nodiscard]] std::string header(const std::string& lower_name) const;
@@ -36,6 +38,7 @@ struct GitHubClientConfig {
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 20000;
   std::string user_agent = "perftriage-bot";
+  std::size_t max_response_bytes = 0;  // a larger answer body is cut off: status 0, transport_error says so (0 = any)
 };
 
 class GitHubClient {
@@ -56,6 +59,10 @@ class GitHubClient {
   GitHubResponse update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body);
   GitHubResponse create_issue(std::string_view repo, const nlohmann::json& issue);
   GitHubResponse update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue);
+  // GET /repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=N&page=P[&since=ISO]: issues and pull
+  // requests, least recently updated first. `since` "" = all. A repository name is_github_repo refuses is not sent:
+  // status 0 with transport_error saying why.
+  GitHubResponse list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page = 100);
 
   // A request in flight is aborted (status 0) soon after *flag becomes true: shutdown need not wait for a timeout.
   void set_abort_flag(const std::atomic<bool>* flag) noexcept { abort_ = flag; }

@@ -289,8 +289,8 @@ json note(const schema::TrackingState& state, const Built& b, const std::string&
 }
 
 // What to send for one evaluated issue, against its published state.
-Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, schema::TrackingState state, Built b,
-                        const std::string& run_key) {
+Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, const GitHubSettings& gh,
+                        schema::TrackingState state, Built b, const std::string& run_key) {
   const std::string& fp = state.fingerprint;
   auto action = [&](schema::OutboxKind kind, json payload) {
     payload["tracking_fingerprint"] = fp;
@@ -298,7 +298,7 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, sche
   };
   Plan plan;
   const bool first = state.published == "{}" || state.published.empty();
-  PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(policy.taxonomy));
+  PT_ASSIGN(const auto taxonomy, bot_taxonomy(policy.taxonomy, gh));
   const lb::IssueInput input{b.title, b.label_text, {}, policy.repo, 0};
   const auto labeled = label_with_evidence(store, input, taxonomy);
   if (labeled.need_split) b.body += split_markdown(b);
@@ -374,7 +374,8 @@ Result<std::optional<Plan>> evaluate(AppContext& app, schema::Store& store, cons
   } else {
     PT_ASSIGN(built, build_slow_issue(store, runs, app.settings().slow_threshold, last, fp));
   }
-  PT_ASSIGN(auto plan, plan_issue(store, policy, std::move(state), std::move(built), runs.back().meta.key));
+  PT_ASSIGN(auto plan,
+            plan_issue(store, policy, app.settings().github, std::move(state), std::move(built), runs.back().meta.key));
   if (plan.state.fingerprint.empty()) return std::optional<Plan>{};
   return std::optional<Plan>(std::move(plan));
 }

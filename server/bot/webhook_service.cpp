@@ -50,7 +50,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
   const auto& event = parsed.event;
   std::optional<lb::Taxonomy> taxonomy;
   if (parsed.what == Disposition::label) {
-    PT_ASSIGN(taxonomy, lb::load_taxonomy(gh.taxonomy));
+    PT_ASSIGN(taxonomy, bot_taxonomy(gh.taxonomy, gh));
   }
   auto& db = store.db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
@@ -84,7 +84,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       schema::LabeledIssue row{event.repo,    event.number,        event.title, json::array(),
                                result.labels, lb::to_json(result), {}};
       for (const auto& a : result.axes)
-        row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}});
+        row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
       PT_TRY(schema::save_labeled_issue(db, row));
       answer = {202,
                 {{"status", "queued"}, {"actions", actions.size()}, {"dry_run", dry_run}, {"labels", result.labels}}};

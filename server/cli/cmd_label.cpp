@@ -1,5 +1,6 @@
 // perftriage label [--json] --title T --body-file F [--labels a,b] [--taxonomy NAME|PATH] [--comment]
-//                  [--repo owner/name] [--number N]
+//                  [--repo owner/name] [--number N] [--layers rules|model|both] [--model PATH|none]
+// Each row says which layer decided it: rules, default (the taxonomy's fallback), issue (already set) or model.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "analyzers/labeler/model.hpp"
 #include "common/strings.hpp"
 #include "server/cli/commands.hpp"
 
@@ -17,13 +19,15 @@ namespace {
 namespace lb = perftriage::analyzers::labeler;
 
 void print_table(const lb::LabelResult& r, std::ostream& out) {
-  std::size_t w_axis = 4, w_value = 5;
+  std::size_t w_axis = 4, w_value = 5, w_layer = 5;
   for (const auto& a : r.axes) {
     w_axis = std::max(w_axis, a.axis.size());
     w_value = std::max(w_value, a.value.size());
+    w_layer = std::max(w_layer, a.layer.size());
   }
-  out << fmt::format("{:<{}}  {:<{}}  {}\n", "axis", w_axis, "value", w_value, "reason");
-  for (const auto& a : r.axes) out << fmt::format("{:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, a.reason);
+  out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "axis", w_axis, "value", w_value, "layer", w_layer, "reason");
+  for (const auto& a : r.axes)
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, a.layer, w_layer, a.reason);
   out << "\nlabels: " << (r.labels.empty() ? std::string("(none)") : join(r.labels, ", ")) << "\n";
   out << "need_split: " << (r.need_split ? "yes" : "no") << "\n";
   out << "root cause: " << r.root_cause << "\n";
@@ -39,7 +43,7 @@ void print_table(const lb::LabelResult& r, std::ostream& out) {
 }
 
 struct LabelOptions {
-  std::string title, body_file, taxonomy = "torch-xpu-ops", repo;
+  std::string title, body_file, taxonomy = "torch-xpu-ops", repo, layers = "both", model;
   std::vector<std::string> labels;
   std::int64_t number = 0;
   bool json = false, comment = false;
@@ -52,10 +56,15 @@ Result<int> label(const LabelOptions& o, Io io) {
   for (const auto& list : o.labels)
     for (const auto& l : split(list, ','))
       if (auto t = trim(l); !t.empty()) issue.labels.emplace_back(t);
-  PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(o.taxonomy));
+  PT_ASSIGN(auto taxonomy, lb::load_taxonomy(o.taxonomy));
+  PT_ASSIGN(taxonomy.model, lb::model_option(o.model, taxonomy));
+  const auto layers = lb::layers_from_name(o.layers);
+  if (!layers)
+    return make_error(ErrorKind::invalid_input, "bad_layers",
+                      "--layers is rules, model or both, not '" + o.layers + "'");
   issue.repo = o.repo.empty() ? taxonomy.repo : o.repo;
   issue.number = o.number;
-  auto result = lb::label_issue(issue, taxonomy);
+  auto result = lb::label_issue(issue, taxonomy, {}, *layers);
   if (o.json) {
     auto j = lb::to_json(result);
     if (o.comment) j["comment"] = lb::render_comment(issue, result);
@@ -79,6 +88,9 @@ void add_label(const Command& cmd) {
   app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file")->capture_default_str();
   app.add_option("--repo", o->repo, "owner/name (default: the taxonomy's repository)");
   app.add_option("--number", o->number, "the issue's number, for the comment");
+  app.add_option("--layers", o->layers, "rules, model or both (the rules decide first, the model fills)")
+      ->capture_default_str();
+  app.add_option("--model", o->model, "a label model file (tracker train), or none (default: the taxonomy's own)");
   app.add_flag("--comment", o->comment, "print the comment the bot would post");
   app.add_flag("--json", o->json, "as JSON");
   cmd.on_run([o, io = cmd.io] { return [o, io] { return label(*o, io); }; });

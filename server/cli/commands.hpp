@@ -16,12 +16,14 @@ void add_label(const Command& cmd);
 void add_label_eval(const Command& cmd);  // label-eval: the labeler against a tracker's labels
 void add_compare(const Command& cmd);
 void add_report(const Command& cmd);
-void add_token(const Command& cmd);      // token create | list | revoke
-void add_backup(const Command& cmd);     // server/cli/cmd_backup.cpp
-void add_restore(const Command& cmd);    // server/cli/cmd_backup.cpp
-void add_retention(const Command& cmd);  // retention run
-void add_config(const Command& cmd);     // config check | show | keys
-void add_triage(const Command& cmd);     // triage list | set
-void add_explain(const Command& cmd);    // explain PLATFORM SUITE DTYPE MODE MODEL
+void add_token(const Command& cmd);          // token create | list | revoke
+void add_backup(const Command& cmd);         // server/cli/cmd_backup.cpp
+void add_restore(const Command& cmd);        // server/cli/cmd_backup.cpp
+void add_retention(const Command& cmd);      // retention run
+void add_config(const Command& cmd);         // config check | show | keys
+void add_triage(const Command& cmd);         // triage list | set
+void add_explain(const Command& cmd);        // explain PLATFORM SUITE DTYPE MODE MODEL
+void add_tracker(const Command& cmd);        // tracker sync | export | train
+void add_tracker_train(const Command& cmd);  // tracker train (server/cli/cmd_tracker_train.cpp), from add_tracker
 
 }  // namespace perftriage::cli

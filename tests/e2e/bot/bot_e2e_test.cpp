@@ -117,6 +117,7 @@ TEST_F(BotE2E, OpenedIssueGetsItsLabelsAndOneComment) {
   EXPECT_EQ(issues[0]["labels"].size(), 6u);
   ASSERT_FALSE(issues[0]["axes"].empty());
   EXPECT_TRUE(issues[0]["axes"][0].contains("reason"));
+  EXPECT_TRUE(issues[0]["axes"][0].contains("layer"));  // which layer decided: rules, default, issue or model
 }
 
 TEST_F(BotE2E, BadSignatureIs401AndNothingIsQueued) {

@@ -8,6 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,6 +115,15 @@ class FakeGitHub {
     std::lock_guard lock(mutex_);
     return issues_[repo];
   }
+  // An item GET /repos/{repo}/issues lists (an issue, or a pull request when it has a "pull_request" key), replacing
+  // the one with the same "number". It needs "number" and "updated_at" (GitHub's "YYYY-MM-DDTHH:MM:SSZ").
+  void seed_issue(const std::string& repo, nlohmann::json item) {
+    const auto number = item.at("number").get<std::int64_t>();
+    std::lock_guard lock(mutex_);
+    listed_[repo][number] = std::move(item);
+  }
+  // Whether the issue list answers with a `link` header (GitHub sends one when there is more than one page).
+  void set_issue_links(bool on) { issue_links_ = on; }
 
  private:
   using Response = beast_http::response<beast_http::string_body>;
@@ -211,10 +222,12 @@ class FakeGitHub {
     static const RE2 kComment(R"(^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$)");
     static const RE2 kIssues(R"(^/repos/([^/]+/[^/]+)/issues$)");
     static const RE2 kIssue(R"(^/repos/([^/]+/[^/]+)/issues/(\d+)$)");
+    static const RE2 kIssueList(R"(^/repos/([^/]+/[^/]+)/issues(?:\?.*)?$)");
     const auto body = nlohmann::json::parse(r.body.empty() ? "{}" : r.body, nullptr, false);
     std::string repo, num;
     std::lock_guard lock(mutex_);
     if (r.method == "POST" && r.target == "/notify") return reply(200, nlohmann::json::object());  // [notify] urls
+    if (r.method == "GET" && RE2::FullMatch(r.target, kIssueList, &repo)) return list_issues(repo, r.target);
     if (r.method == "POST" && RE2::FullMatch(r.target, kRepoLabels, &repo)) {
       auto& labels = repo_labels_[repo];
       const std::string name = body.value("name", "");
@@ -269,6 +282,66 @@ class FakeGitHub {
     return reply(404, {{"message", "Not Found"}});
   }
 
+  // The query of a request target, percent-decoded ('+' is a space, as a form query).
+  static std::map<std::string, std::string> query_of(const std::string& target) {
+    std::map<std::string, std::string> out;
+    const auto q = target.find('?');
+    if (q == std::string::npos) return out;
+    auto decode = [](const std::string& s) {
+      std::string d;
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size()) {
+          d += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+          i += 2;
+        } else {
+          d += s[i] == '+' ? ' ' : s[i];
+        }
+      }
+      return d;
+    };
+    std::stringstream ss(target.substr(q + 1));
+    for (std::string pair; std::getline(ss, pair, '&');) {
+      const auto eq = pair.find('=');
+      out[decode(pair.substr(0, eq))] = eq == std::string::npos ? "" : decode(pair.substr(eq + 1));
+    }
+    return out;
+  }
+
+  // GET /repos/{repo}/issues: state=all only, sort=updated (ties by number), direction asc|desc, since (inclusive,
+  // as GitHub's), per_page (default 30, at most 100), page (from 1), and a link header naming next / last pages.
+  Response list_issues(const std::string& repo, const std::string& target) {
+    auto q = query_of(target);
+    const std::string since = q["since"];
+    std::vector<const nlohmann::json*> items;
+    for (const auto& entry : listed_[repo]) {
+      if (since.empty() || entry.second.value("updated_at", "") >= since) items.push_back(&entry.second);
+    }
+    std::stable_sort(items.begin(), items.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+      return a->value("updated_at", "") < b->value("updated_at", "");
+    });
+    if (q["direction"] == "desc") std::reverse(items.begin(), items.end());
+    const std::size_t per_page = std::clamp(q["per_page"].empty() ? 30 : std::stoi(q["per_page"]), 1, 100);
+    const std::size_t page = std::max(q["page"].empty() ? 1 : std::stoi(q["page"]), 1);
+    const std::size_t pages = (items.size() + per_page - 1) / per_page;
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = (page - 1) * per_page; i < items.size() && i < page * per_page; ++i) out.push_back(*items[i]);
+    Response res = reply(200, out);
+    if (issue_links_ && pages > 1) {
+      auto url = [&](std::size_t n) {
+        std::string base = target.substr(0, target.find('?')) + "?";
+        for (const auto& kv : q)
+          if (kv.first != "page") base += kv.first + "=" + kv.second + "&";
+        return "<" + base_url() + base + "page=" + std::to_string(n) + ">";
+      };
+      std::string link;
+      if (page < pages) link = url(page + 1) + "; rel=\"next\", " + url(pages) + "; rel=\"last\"";
+      if (page > 1)
+        link += (link.empty() ? "" : ", ") + url(page - 1) + "; rel=\"prev\", " + url(1) + "; rel=\"first\"";
+      res.set("link", link);
+    }
+    return res;
+  }
+
   boost::asio::io_context ioc_;
   boost::asio::ip::tcp::acceptor acceptor_;
   unsigned short port_ = 0;
@@ -285,6 +358,8 @@ class FakeGitHub {
   std::map<std::string, std::set<std::string>> issue_labels_;
   std::map<std::string, std::vector<Comment>> comments_;
   std::map<std::string, std::map<std::int64_t, nlohmann::json>> issues_;
+  std::map<std::string, std::map<std::int64_t, nlohmann::json>> listed_;  // what GET .../issues lists
+  std::atomic<bool> issue_links_{true};
   std::int64_t next_id_ = 1000;
 };
 

@@ -281,5 +281,52 @@ TEST_F(CliE2E, ExplicitAxesDoNotRelabelTheReferenceFilesOfADirectory) {
   }
 }
 
+// The learned layer end to end: a model trained from a JSONL history, then `label` naming which layer decided each
+// row, and `label-eval` never scoring an issue the model saw.
+TEST_F(CliE2E, TrackerTrainThenLabelShowsWhichLayerDecided) {
+  std::string history, set;
+  for (int i = 0; i < 30; ++i) {
+    const bool bmg = i % 2 == 0;
+    json is = {{"repo", "intel/torch-xpu-ops"},
+               {"number", 100 + i},
+               {"title", std::string(i % 3 ? "crash" : "hang") + " on " + (bmg ? "zorbix" : "quokka")},
+               {"labels", {bmg ? "hw: BMG" : "hw: PVC"}},
+               {"body", ""}};
+    history += is.dump() + "\n";
+    if (i < 2) set += is.dump() + "\n";  // two issues the model saw
+  }
+  set += json{{"repo", "intel/torch-xpu-ops"}, {"number", 7}, {"title", "abort on zorbix"}, {"labels", {"hw: BMG"}}}
+             .dump() +
+         "\n";
+  write_file(dir_ / "history.jsonl", history);
+  write_file(dir_ / "set.jsonl", set);
+  write_file(dir_ / "empty.md", "");
+  const auto model = (dir_ / "model.json").string();
+  auto trained = run("tracker train --from " + (dir_ / "history.jsonl").string() + " --out " + model + " --json");
+  ASSERT_EQ(trained.status, 0) << trained.out;
+  EXPECT_EQ(json::parse(trained.out)["issues"], 30);
+  EXPECT_EQ(json::parse(testing::read_bytes(model))["trained_on"].size(), 30u);
+
+  const std::string label = "label --title 'segfault on zorbix card' --body-file " + (dir_ / "empty.md").string();
+  auto both = json::parse(run(label + " --model " + model + " --json").out);
+  const auto& axes = both["axes"];
+  auto hw = std::find_if(axes.begin(), axes.end(), [](const json& a) { return a["axis"] == "hw"; });
+  ASSERT_NE(hw, axes.end()) << both.dump();
+  EXPECT_EQ((*hw)["layer"], "model");
+  EXPECT_EQ((*hw)["value"], "hw: BMG");
+  EXPECT_NE((*hw)["reason"].get<std::string>().find("zorbix'"), std::string::npos);
+  EXPECT_NE(run(label + " --model " + model).out.find("layer"), std::string::npos);  // the table's column
+  auto rules = json::parse(run(label + " --model " + model + " --layers rules --json").out);
+  for (const auto& a : rules["axes"]) EXPECT_NE(a["layer"], "model") << a.dump();
+
+  auto eval = run("label-eval " + (dir_ / "set.jsonl").string() + " --model " + model + " --layers all");
+  EXPECT_EQ(eval.status, 0);
+  EXPECT_NE(eval.out.find("2 skipped"), std::string::npos) << eval.out;
+  EXPECT_NE(eval.out.find("model P / R"), std::string::npos);
+  EXPECT_EQ(run("label-eval " + (dir_ / "set.jsonl").string() + " --model none --layers model").status, 1);
+  EXPECT_EQ(run("label-eval " + (dir_ / "set.jsonl").string() + " --layers sideways").status, 1);
+  EXPECT_NE(run("tracker train --out " + model + " --db " + db_ + " --repo intel/torch-xpu-ops").status, 0);
+}
+
 }  // namespace
 }  // namespace perftriage

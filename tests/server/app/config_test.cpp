@@ -83,6 +83,7 @@ token_file = "/etc/perftriage/token"
 webhook_secret_file = "/etc/perftriage/secret"
 bot_login = "triage-bot"
 taxonomy = "custom"
+label_model = "none"
 min_interval_ms = 250
 timeout_ms = 3000
 backoff_ms = 500
@@ -111,6 +112,18 @@ kinds = ["slow"]
 taxonomy = "torch-xpu-ops"
 settle_seconds = 30
 )";
+
+TEST(ConfigToml, LabelModelMustBeAModelOrNone) {
+  Settings s;
+  EXPECT_TRUE(apply_toml("[github]\nlabel_model = \"none\"\n", "t.toml", s).empty());
+  EXPECT_EQ(s.github.label_model, "none");
+  EXPECT_TRUE(apply_toml("[github]\nlabel_model = \"torch-xpu-ops\"\n", "t.toml", s).empty());  // the built-in
+  const auto errors = apply_toml("[github]\nlabel_model = \"/nonexistent/model.json\"\n", "t.toml", s);
+  const std::string text = all(errors);
+  EXPECT_NE(text.find("t.toml:2:"), std::string::npos) << text;
+  EXPECT_NE(text.find("is not a label model"), std::string::npos) << text;
+  EXPECT_EQ(s.github.label_model, "torch-xpu-ops");  // the bad value is not applied
+}
 
 TEST(ConfigToml, TrackingPoliciesNameEachMistakeWithItsLine) {
   Settings s;

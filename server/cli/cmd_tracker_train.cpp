@@ -1,0 +1,103 @@
+// perftriage tracker train (--db PATH --repo OWNER/NAME | --from FILE.jsonl...) --out MODEL.json
+//                        [--taxonomy NAME|PATH] [--threshold P] [--min-positives N] [--json]
+// Fits the learned layer of the labeler (analyzers/labeler/model.hpp) on a tracker's history: the issues that
+// `tracker sync` stored, or JSONL files in label-eval's format (`tracker export`, tests/fixtures/labeler/real/history).
+// Written as data: copy it to analyzers/taxonomies/models/<taxonomy>.json to make it the taxonomy's built-in model,
+// or pass it with --model to `label` / `label-eval`. The model records the issue numbers it saw, so label-eval never
+// scores them.
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "analyzers/labeler/eval.hpp"
+#include "analyzers/labeler/model.hpp"
+#include "common/strings.hpp"
+#include "schema/tracker_store.hpp"
+#include "server/cli/commands.hpp"
+
+namespace perftriage::cli {
+namespace {
+
+namespace lb = perftriage::analyzers::labeler;
+
+struct TrainOptions {
+  std::string db, repo, taxonomy, out;
+  std::vector<std::string> from;
+  lb::TrainSettings settings;
+  bool json = false;
+};
+
+// The history: every --from file, or the repo's synced issues.
+Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& source) {
+  std::vector<lb::EvalIssue> out;
+  if (!o.from.empty()) {
+    for (const auto& f : o.from) {
+      PT_ASSIGN(const auto text, read_input_file(f));
+      PT_ASSIGN(auto set, lb::parse_eval_set(text, f));
+      for (auto& is : set) out.push_back(std::move(is));
+      source += (source.empty() ? "" : " ") + f;
+    }
+    return out;
+  }
+  if (o.db.empty() || o.repo.empty())
+    return make_error(ErrorKind::invalid_input, "no_history", "give --from FILE.jsonl, or --db PATH and --repo");
+  PT_ASSIGN(auto store, open_existing_store(o.db));
+  PT_ASSIGN(const auto issues, schema::list_tracker_issues(store.db(), o.repo));
+  for (const auto& t : issues) out.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
+  if (out.empty())
+    return make_error(ErrorKind::not_found, "no_history",
+                      "no synced issues of " + o.repo + " in " + o.db + " (run `perftriage tracker sync` first)");
+  source = "db:" + o.repo;
+  return out;
+}
+
+Result<int> train(const TrainOptions& o, Io io) {
+  std::string source;
+  PT_ASSIGN(const auto set, history(o, source));
+  const std::string repo = o.repo.empty() ? set.front().repo : o.repo;
+  PT_ASSIGN(const auto taxonomy, o.taxonomy.empty() ? lb::taxonomy_for_repo(repo) : lb::load_taxonomy(o.taxonomy));
+  lb::TrainReport rep;
+  PT_ASSIGN(auto model, lb::train_model(set, taxonomy, o.settings, &rep));
+  model.source = source;
+  std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
+  f << lb::to_json(model).dump(1) << "\n";
+  if (!f.flush()) return make_error(ErrorKind::internal, "write_failed", "cannot write the model to " + o.out, o.out);
+  if (o.json) {
+    io.out << nlohmann::json{{"out", o.out},         {"taxonomy", taxonomy.name},
+                             {"issues", rep.issues}, {"features", rep.features},
+                             {"labels", rep.labels}, {"skipped", rep.skipped}}
+                  .dump(2)
+           << "\n";
+    return 0;
+  }
+  io.out << fmt::format("trained {} on {} issues ({}), {} features: {} labels\n", taxonomy.name, rep.issues, source,
+                        rep.features, rep.labels.size());
+  for (const auto& [label, n] : rep.labels) io.out << fmt::format("  {:<40} {:>4} issues\n", label, n);
+  if (!rep.skipped.empty())
+    io.out << fmt::format("skipped (fewer than {} issues): {}\n", o.settings.min_positives, join(rep.skipped, ", "));
+  io.out << "model written to " << o.out << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_tracker_train(const Command& cmd) {
+  auto o = std::make_shared<TrainOptions>();
+  CLI::App& app = *cmd.app;
+  app.add_option("--from", o->from, "JSONL histories ({repo, number, title, labels, body} per line)");
+  add_db_option(app, o->db);
+  app.add_option("--repo", o->repo, "owner/name of the synced tracker");
+  app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file (default: by the repository)");
+  app.add_option("--out", o->out, "where to write the model (JSON)")->required();
+  app.add_option("--threshold", o->settings.threshold, "the probability at which the model fills a label")
+      ->check(CLI::Range(0.01, 1.0))
+      ->capture_default_str();
+  app.add_option("--min-positives", o->settings.min_positives, "train a label only when this many issues carry it")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_flag("--json", o->json, "the training report as JSON");
+  cmd.on_run([o, io = cmd.io] { return [o, io] { return train(*o, io); }; });
+}
+
+}  // namespace perftriage::cli

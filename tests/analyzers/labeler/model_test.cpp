@@ -1,0 +1,177 @@
+// The learned layer (analyzers/labeler/model.hpp): features, a model fitted on a small made-up history, its JSON,
+// and how the labeler combines it with the rules (the rules first; the model fills what they left, names its words).
+#include "analyzers/labeler/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analyzers/labeler/eval.hpp"
+#include "helpers.hpp"
+
+namespace perftriage::analyzers::labeler::testing {
+namespace {
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+TEST(LabelModel, FeaturesAreWordsPairsAndTitleWords) {
+  const auto f = issue_features("[BMG] tl.sqrt_rn slow", "2.14 vs 2.13\nFAILED test_ops_xpu.py - boom", {});
+  EXPECT_TRUE(has(f, "title:bmg"));
+  EXPECT_TRUE(has(f, "bmg"));
+  EXPECT_TRUE(has(f, "tl.sqrt_rn"));
+  EXPECT_TRUE(has(f, "tl.sqrt_rn slow"));
+  EXPECT_TRUE(has(f, "test_ops_xpu.py"));
+  EXPECT_TRUE(has(f, "failed test_ops_xpu.py"));
+  EXPECT_FALSE(has(f, "2.14"));         // a bare number says nothing on its own
+  EXPECT_FALSE(has(f, "2.13 failed"));  // pairs stay within a line
+  EXPECT_TRUE(std::is_sorted(f.begin(), f.end()));
+  // The body is read up to max_body_tokens: a huge body costs no more than that.
+  std::string huge;
+  for (int i = 0; i < 100000; ++i) huge += "word" + std::to_string(i % 5000) + "x ";
+  FeatureSettings fs;
+  fs.max_body_tokens = 100;
+  fs.bigrams = false;
+  EXPECT_LE(issue_features("t", huge, fs).size(), 100u);
+}
+
+// 40 issues: the ones naming a "zorbix" carry hw: BMG, the ones naming a "quokka" carry hw: PVC (made-up words the
+// rules do not know), every fourth is a performance issue; the words around them vary.
+std::vector<EvalIssue> history() {
+  std::vector<EvalIssue> h;
+  const char* fillers[] = {"crash in conv", "wrong output", "hang at start", "accuracy mismatch", "build error"};
+  for (int i = 0; i < 40; ++i) {
+    EvalIssue is;
+    is.repo = "intel/torch-xpu-ops";
+    is.number = 1000 + i;
+    const bool bmg = i % 2 == 0;
+    is.title = std::string(fillers[i % 5]) + " on " + (bmg ? "zorbix" : "quokka");
+    is.body = std::string("card ") + (bmg ? "zorbix 12" : "quokka 7");
+    if (i % 4 == 0) is.body += "\nspeedup 0.61 slower than eager";
+    is.labels = {bmg ? "hw: BMG" : "hw: PVC"};
+    if (i % 4 == 0) is.labels.push_back("performance");
+    h.push_back(std::move(is));
+  }
+  return h;
+}
+
+TEST(LabelModel, LearnsTheWordsThatDecideAndIsDeterministic) {
+  TrainReport rep;
+  auto m = train_model(history(), xpu_taxonomy(), {}, &rep);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(rep.issues, 40);
+  EXPECT_EQ(m->trained_on.size(), 40u);
+  EXPECT_TRUE(m->saw(1003));
+  EXPECT_FALSE(m->saw(7));
+  ASSERT_EQ(m->labels.size(), 3u);  // hw: BMG, hw: PVC, performance
+  const auto votes = predict(*m, "segfault on zorbix", "");
+  ASSERT_FALSE(votes.empty());
+  EXPECT_EQ(votes.front().label, "hw: BMG");
+  EXPECT_GE(votes.front().p, m->threshold);
+  ASSERT_FALSE(votes.front().words.empty());
+  EXPECT_NE(votes.front().words.front().find("zorbix"), std::string::npos);  // "zorbix" or the pair "on zorbix"
+  EXPECT_NE(votes.front().reason().find("zorbix'"), std::string::npos) << votes.front().reason();
+  EXPECT_NE(votes.front().reason().find("-> hw: BMG, 0."), std::string::npos);
+  // Nothing the history knows: no label is confident.
+  for (const auto& v : predict(*m, "documentation typo", "")) EXPECT_LT(v.p, m->threshold) << v.label;
+  // The same history gives the same model, byte for byte.
+  auto again = train_model(history(), xpu_taxonomy(), {});
+  EXPECT_EQ(to_json(*m).dump(), to_json(*again).dump());
+  // Too few carriers: no model for the label.
+  TrainSettings strict;
+  strict.min_positives = 15;
+  auto few = train_model(history(), xpu_taxonomy(), strict, &rep);
+  EXPECT_EQ(few->labels.size(), 2u);
+  EXPECT_TRUE(has(rep.skipped, "performance"));
+  EXPECT_FALSE(train_model({}, xpu_taxonomy(), {}).ok());
+}
+
+TEST(LabelModel, RoundTripsThroughJsonAndRefusesABadOne) {
+  auto m = train_model(history(), xpu_taxonomy(), {}).value();
+  auto back = parse_model(to_json(m));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(to_json(*back).dump(), to_json(m).dump());
+  EXPECT_FALSE(parse_model(nlohmann::json{{"format", "other"}}).ok());
+  auto j = to_json(m);
+  j["threshold"] = 1.5;
+  EXPECT_FALSE(parse_model(j).ok());
+  j = to_json(m);
+  j["labels"][0]["weights"] = "x";
+  auto bad = parse_model(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, "bad_model");
+  EXPECT_FALSE(load_model("/nonexistent/model.json").ok());
+}
+
+LabelResult label_with(const Taxonomy& t, const std::string& title, const std::string& body, Layers layers) {
+  IssueInput in;
+  in.title = title;
+  in.body = body;
+  in.repo = "intel/torch-xpu-ops";
+  return label_issue(in, t, {}, layers);
+}
+
+const AxisRow* row(const LabelResult& r, const std::string& axis) {
+  auto it = std::find_if(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.axis == axis; });
+  return it == r.axes.end() ? nullptr : &*it;
+}
+
+TEST(LabelModel, RulesDecideFirstAndTheModelFillsWhatTheyLeft) {
+  Taxonomy t = xpu_taxonomy();
+  t.model = std::make_shared<const LabelModel>(train_model(history(), t, {}).value());
+  // No hw word the rules know: the model fills hw and names the word.
+  auto r = label_with(t, "segfault on zorbix card", "", Layers::both);
+  const auto* hw = row(r, "hw");
+  ASSERT_NE(hw, nullptr);
+  EXPECT_EQ(hw->layer, "model");
+  EXPECT_EQ(hw->value, "hw: BMG");
+  EXPECT_EQ(hw->reason.rfind("Learned from the tracker: '", 0), 0u) << hw->reason;
+  EXPECT_NE(hw->reason.find("zorbix'"), std::string::npos) << hw->reason;
+  EXPECT_TRUE(has(r.labels, "hw: BMG"));
+  // A title tag is a rule's decision: the model never overrides it, even where its words point elsewhere.
+  r = label_with(t, "[PVC] segfault on zorbix card", "", Layers::both);
+  ASSERT_NE(row(r, "hw"), nullptr);
+  EXPECT_EQ(row(r, "hw")->value, "hw: PVC");
+  EXPECT_EQ(row(r, "hw")->layer, "rules");
+  // The taxonomy's default (test: ut when nothing says E2E) is marked as such.
+  r = label_with(t, "segfault on zorbix card", "", Layers::rules);
+  ASSERT_NE(row(r, "test"), nullptr);
+  EXPECT_EQ(row(r, "test")->layer, "default");
+  EXPECT_EQ(row(r, "hw"), nullptr);  // rules only: nothing learned
+  // Model only: rows come from the model alone.
+  r = label_with(t, "segfault on zorbix card", "", Layers::model);
+  for (const auto& a : r.axes) EXPECT_EQ(a.layer, "model") << a.axis;
+  EXPECT_TRUE(has(r.labels, "hw: BMG"));
+  // Without a model, both is the rules.
+  Taxonomy plain = xpu_taxonomy();
+  plain.model.reset();
+  EXPECT_EQ(to_json(label_with(plain, "segfault on zorbix card", "", Layers::both)).dump(),
+            to_json(label_with(plain, "segfault on zorbix card", "", Layers::rules)).dump());
+}
+
+TEST(LabelModel, EvalNeverScoresAnIssueTheModelWasTrainedOn) {
+  const auto h = history();
+  const auto m = train_model(h, xpu_taxonomy(), {}).value();
+  auto set = h;  // 40 seen
+  EvalIssue fresh;
+  fresh.repo = "intel/torch-xpu-ops";
+  fresh.number = 5;
+  fresh.title = "hang on zorbix";
+  fresh.labels = {"hw: BMG"};
+  set.push_back(fresh);
+  const auto both = evaluate_labeler(set, xpu_taxonomy(), Layers::both, &m);
+  EXPECT_EQ(both.skipped_seen, 40);
+  EXPECT_EQ(both.issues, 1);
+  EXPECT_EQ(both.layers, "both");
+  const auto rules = evaluate_labeler(set, xpu_taxonomy(), Layers::rules, &m);
+  EXPECT_EQ(rules.skipped_seen, 0);  // the rules learned nothing from them
+  EXPECT_EQ(rules.issues, 41);
+  const auto text = render_comparison({rules, both});
+  EXPECT_NE(text.find("rules P / R"), std::string::npos);
+  EXPECT_NE(text.find("both P / R"), std::string::npos);
+  EXPECT_NE(text.find("40 skipped"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perftriage::analyzers::labeler::testing
