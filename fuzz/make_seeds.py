@@ -193,6 +193,21 @@ c.add("hand_minimal.json", '{"name":"t","repo":"o/r","axes":[{"name":"hw","value
 c.add("hand_weird.json", '{"name":"","axes":[{"name":"module","multi":true,"values":{"*":""}}],'
       '"legacy":{"":"x"},"modules":[{"key":"k","patterns":["=",""]}],"implies":[{"when":[],"add":""}]}')
 
+c = Corpus("label_model")
+c.add("hand_small.json", json.dumps({
+    "format": "perftriage-label-model/1", "taxonomy": "torch-xpu-ops", "repo": "intel/torch-xpu-ops",
+    "threshold": 0.5, "features": {"bigrams": True, "max_body_tokens": 3000}, "trained_issues": 2,
+    "source": "hand", "trained_on": [2, 1],
+    "labels": [{"label": "hw: BMG", "axis": "hw", "positives": 1, "bias": -1.5,
+                "weights": {"b580": 2.5, "title:bmg": 1.25, "on b580": 0.5, "pvc": -1.0}},
+               {"label": "performance", "axis": "symptom", "positives": 1, "bias": -2.0,
+                "weights": {"slower": 1.5, "speedup": 1.0}}]}))
+c.add("hand_extremes.json", json.dumps({
+    "format": "perftriage-label-model/1", "threshold": 1.0,
+    "labels": [{"label": "x", "axis": "implied", "bias": 1000, "weights": {"b580": -1000, "": 999.9}}]}))
+c.add("hand_bad_weight.json", '{"format":"perftriage-label-model/1","labels":[{"label":"x","axis":"hw",'
+      '"bias":0,"weights":{"a":1e308}}]}')
+
 # ---------------------------------------------------------------- server
 def issue_payload(action, title, body, labels=(), sender="alice", comment=None, label=None):
     p = {"action": action, "repository": {"full_name": "intel/torch-xpu-ops"}, "sender": {"login": sender},

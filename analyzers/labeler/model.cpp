@@ -21,6 +21,7 @@ using nlohmann::json;
 constexpr std::string_view kFormat = "perftriage-label-model/1";
 constexpr std::string_view kTitle = "title:";
 constexpr std::size_t kMaxTokenBytes = 40;
+constexpr double kMaxWeight = 1000;  // |bias| and |weight| in a model file (trained ones stay under 10)
 
 bool word_byte(unsigned char ch) {
   return std::isalnum(ch) != 0 || ch == '_' || ch == '.' || ch == '+' || ch == '-' || ch >= 0x80;
@@ -293,6 +294,14 @@ Result<LabelModel> parse_model(const json& j) {
   }
   if (!(m.threshold > 0 && m.threshold <= 1))
     return make_error(ErrorKind::invalid_input, "bad_model", "\"threshold\" must be in (0, 1]");
+  // Bounded numbers keep every sum finite: a probability is never NaN, whatever the file says.
+  const auto bad_number = [](double v) { return !(std::abs(v) <= kMaxWeight); };
+  for (const auto& lw : m.labels) {
+    if (bad_number(lw.bias) ||
+        std::any_of(lw.weights.begin(), lw.weights.end(), [&](const auto& w) { return bad_number(w.second); }))
+      return make_error(ErrorKind::invalid_input, "bad_model",
+                        "label '" + lw.label + "': a bias or weight is not a number within +-1000");
+  }
   std::sort(m.trained_on.begin(), m.trained_on.end());
   return m;
 }

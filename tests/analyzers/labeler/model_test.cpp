@@ -101,6 +101,12 @@ TEST(LabelModel, RoundTripsThroughJsonAndRefusesABadOne) {
   auto bad = parse_model(j);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, "bad_model");
+  j = to_json(m);
+  j["labels"][0]["weights"]["b580"] = 1e308;  // finite in JSON, but sums of such overflow to inf and NaN
+  EXPECT_FALSE(parse_model(j).ok());
+  j = to_json(m);
+  j["labels"][0]["bias"] = -1001;
+  EXPECT_FALSE(parse_model(j).ok());
   EXPECT_FALSE(load_model("/nonexistent/model.json").ok());
 }
 
