@@ -183,9 +183,10 @@ bench_calls() {
   )
 }
 
-# bench_time_get URL [OUT]: "STATUS MS BYTES" of one GET (identity encoding, like wrk), body to OUT or /dev/null.
+# bench_time_get URL [OUT [CURL ARGS...]]: "STATUS MS BYTES" of one GET (identity encoding, like wrk, unless the
+# arguments ask otherwise), body to OUT or /dev/null.
 bench_time_get() {
-  curl -s -o "${2:-/dev/null}" -w '%{http_code} %{time_total} %{size_download}' "$1" |
+  curl -s -o "${2:-/dev/null}" -w '%{http_code} %{time_total} %{size_download}' "${@:3}" "$1" |
     awk '{ printf "%s %.2f %s\n", $1, $2 * 1000, $3 }'
 }
 

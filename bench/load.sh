@@ -9,7 +9,9 @@
 #      THREADS (wrk threads, 2), UPLOADERS (4), NGINX_WORKERS (2), and bench/lib.sh's BUILD, PERFTRIAGE,
 #      KEEP_UPLOADS, ACCESS_LOG, SERVE_ARGS. wrk and nginx-light come from scripts/install-bench-deps.sh when missing.
 # Each call's body is fetched once with curl (no Accept-Encoding, as wrk sends none: the identity bytes) and nginx
-# serves that file. nginx is measured twice: while the same uploaders post to perftriage (the ratio is taken against
+# serves that file. ENCODING=gzip measures the way a browser asks instead: wrk and curl send
+# `Accept-Encoding: gzip`, and nginx serves perftriage's answer as it came: a gzip one from /gz/ with
+# `Content-Encoding: gzip`, a small one that perftriage sent as is, as is. nginx is measured twice: while the same uploaders post to perftriage (the ratio is taken against
 # this one: both servers on an equally loaded machine), and idle. The uploaders run while perftriage is measured; every upload is a new run (a write
 # transaction, so each one invalidates the response cache), and those runs are deleted from DB at exit.
 # Output: one markdown table row per call (paste it into docs/performance.md), with the share of perftriage's answers
@@ -28,13 +30,20 @@ CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 UPLOADERS=${UPLOADERS:-4}
 NGINX_WORKERS=${NGINX_WORKERS:-2}
+ENCODING=${ENCODING:-identity}
+case $ENCODING in
+  identity) ACCEPT=() NGINX_ENCODING="" ;;
+  gzip) ACCEPT=(-H "Accept-Encoding: gzip") NGINX_ENCODING="location /gz/ { add_header Content-Encoding gzip; }" ;;
+  *) echo "ENCODING is identity or gzip, not $ENCODING" >&2; exit 2 ;;
+esac
 
 NGINX_PID=""
 # nginx_start DIR: nginx serving DIR/www on a free port of 127.0.0.1 (own config, no log, no daemon); sets NGINX_BASE.
 nginx_start() {
   local dir=$1 port _
   port=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
-  mkdir -p "$dir/tmp"
+  mkdir -p "$dir/tmp" "$dir/www"
+  echo ok >"$dir/www/ready"
   chmod -R a+rX "$BENCH_TMP"  # nginx's workers run as nobody when started by root
   cat >"$dir/nginx.conf" <<EOF
 worker_processes $NGINX_WORKERS;
@@ -56,6 +65,7 @@ http {
   server {
     listen 127.0.0.1:$port;
     root $dir/www;
+    $NGINX_ENCODING
   }
 }
 EOF
@@ -63,7 +73,7 @@ EOF
   NGINX_PID=$!
   NGINX_BASE=http://127.0.0.1:$port
   for _ in $(seq 1 100); do
-    curl -fs -o /dev/null "$NGINX_BASE/c1" && return 0
+    curl -fs -o /dev/null "$NGINX_BASE/ready" && return 0
     kill -0 "$NGINX_PID" 2>/dev/null || break
     sleep 0.1
   done
@@ -81,7 +91,7 @@ bench_on_exit nginx_stop
 # run_wrk URL: "REQ_PER_S P99_MS ERRORS REQUESTS" from wrk's report (errors: non-2xx/3xx answers + socket errors).
 run_wrk() {
   local out
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency "$1" 2>&1) ||
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 5s --latency "${ACCEPT[@]}" "$1" 2>&1) ||
     bench_die "wrk $1 failed: $out"
   python3 -c '
 import re, sys
@@ -116,16 +126,23 @@ bench_nightlies "$((UPLOADERS > 0 ? UPLOADERS : 1))" "$MODELS"
 echo "# load: $DB: $DB_ROWS result rows, $DB_RUNS runs ($PLATFORM_LIST); $BIN; $(nproc) cores"
 echo "# wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency per call and server; $UPLOADERS uploaders" \
   "($(($(stat -c %s "$BENCH_TMP/nightly-1.tar.gz") / 1000)) KB nightlies) while perftriage is measured;" \
-  "nginx $NGINX_WORKERS workers; perftriage access_log=${ACCESS_LOG:-true} ${SERVE_ARGS:-}"
+  "nginx $NGINX_WORKERS workers; perftriage access_log=${ACCESS_LOG:-true} ${SERVE_ARGS:-}; encoding $ENCODING"
 
 www=$BENCH_TMP/nginx/www
 mkdir -p "$www"
-bytes=()
+mkdir -p "$www/gz"
+bytes=() files=()
 for i in "${!CALLS[@]}"; do
   path=${CALLS[i]#*|}
-  read -r status _ size < <(bench_time_get "$PT_BASE$path" "$www/c$((i + 1))")
+  read -r status _ size < <(bench_time_get "$PT_BASE$path" "$www/c$((i + 1))" "${ACCEPT[@]}" -D "$www/h$((i + 1))")
   [ "$status" = 200 ] || bench_die "GET $path answered $status: $(head -c 300 "$www/c$((i + 1))")"
   bytes+=("$size")
+  if grep -qi '^content-encoding: *gzip' "$www/h$((i + 1))"; then
+    mv "$www/c$((i + 1))" "$www/gz/c$((i + 1))"
+    files+=("gz/c$((i + 1))")
+  else
+    files+=("c$((i + 1))")
+  fi
 done
 nginx_start "$BENCH_TMP/nginx"
 # One upload first (after the bodies were fetched): the uploaders' setup works.
@@ -150,10 +167,10 @@ for i in "${!CALLS[@]}"; do
   # nginx twice: under the same uploads to perftriage (the machine as loaded as when perftriage was measured: the
   # ratio compares the servers, not the load), and on an idle machine.
   bench_uploaders_start "$UPLOADERS" "$token" "n$i"
-  read -r ng_rps ng_p99 ng_err _ < <(run_wrk "$NGINX_BASE/c$((i + 1))")
+  read -r ng_rps ng_p99 ng_err _ < <(run_wrk "$NGINX_BASE/${files[i]}")
   bench_uploaders_stop
   total_ok=$((total_ok + UPLOADS_OK))
-  read -r ng_idle_rps _ ng_idle_err _ < <(run_wrk "$NGINX_BASE/c$((i + 1))")
+  read -r ng_idle_rps _ ng_idle_err _ < <(run_wrk "$NGINX_BASE/${files[i]}")
   ((ng_err + ng_idle_err == 0)) || bench_note "nginx answered $((ng_err + ng_idle_err)) errors on $name"
   verdict=$(python3 -c '
 import sys
