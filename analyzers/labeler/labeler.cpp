@@ -13,21 +13,6 @@ namespace perftriage::analyzers::labeler {
 
 namespace {
 
-// The first `max_chars` characters (UTF-8 code points; a stray continuation byte counts with the character
-// before it) of `s`; never splits a character.
-std::string cut_utf8(std::string_view s, std::size_t max_chars, bool& cut) {
-  std::size_t chars = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xC0U) == 0x80U) continue;  // continuation byte
-    if (chars == max_chars) {
-      cut = true;
-      return std::string(s.substr(0, i));
-    }
-    ++chars;
-  }
-  return std::string(s);
-}
-
 // Whether `label` is already a row's value or follows from one through the taxonomy's implications.
 bool implied_by_rows(const LabelResult& r, const Taxonomy& taxonomy, const std::string& label) {
   auto in_rows = [&](const std::string& l) {
@@ -152,8 +137,8 @@ IssueInput bound_input(const IssueInput& issue, const LabelSettings& settings, T
   IssueInput in;
   in.repo = issue.repo;
   in.number = issue.number;
-  in.title = cut_utf8(issue.title, settings.max_title_chars, truncated.title);
-  in.body = cut_utf8(issue.body, settings.max_body_chars, truncated.body);
+  in.title = cut_utf8(issue.title, settings.max_title_chars, std::string_view::npos, truncated.title);
+  in.body = cut_utf8(issue.body, settings.max_body_chars, std::string_view::npos, truncated.body);
   for (const auto& label : issue.labels) {
     if (in.labels.size() == settings.max_labels) {
       truncated.labels = true;

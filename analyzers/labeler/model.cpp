@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -319,8 +320,13 @@ Result<LabelModel> builtin_model(std::string_view taxonomy) {
 Result<std::shared_ptr<const LabelModel>> model_option(std::string_view spec, const Taxonomy& taxonomy) {
   if (spec == "none") return std::shared_ptr<const LabelModel>{};
   if (spec.empty()) return taxonomy.model;
+  // A model file is configuration: read and parsed once per process, not on every webhook or tracking plan.
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const LabelModel>, std::less<>> loaded;
+  const std::lock_guard lock(mutex);
+  if (auto it = loaded.find(spec); it != loaded.end()) return it->second;
   PT_ASSIGN(auto m, load_model(spec));
-  return std::make_shared<const LabelModel>(std::move(m));
+  return loaded.emplace(std::string(spec), std::make_shared<const LabelModel>(std::move(m))).first->second;
 }
 
 std::shared_ptr<const LabelModel> builtin_model_shared(std::string_view taxonomy) {

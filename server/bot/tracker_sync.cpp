@@ -79,6 +79,11 @@ std::optional<schema::TrackerIssue> read_issue(const json& item, const std::stri
   return issue;
 }
 
+// What the next request asks since: the newest updated_at stored, else the --since asked.
+const std::string& request_since(const schema::TrackerSyncState& state) {
+  return state.cursor_updated_at.empty() ? state.since : state.cursor_updated_at;
+}
+
 ErrorKind kind_of(const GitHubResponse& r) {
   switch (r.status) {
     case 401: return ErrorKind::unauthorized;
@@ -164,7 +169,7 @@ schema::TrackerSyncState plan(const std::optional<schema::TrackerSyncState>& sav
 // The progress after a page with `items` items (pull requests included) was read.
 void advance(schema::TrackerSyncState& state, const IssuePage& page, std::size_t items, const GitHubResponse& r,
              int per_page) {
-  const std::string& current = state.cursor_updated_at.empty() ? state.since : state.cursor_updated_at;
+  const std::string current = request_since(state);
   if (!page.newest_updated_at.empty() && page.newest_updated_at > current) {
     state.cursor_updated_at = page.newest_updated_at;
     state.next_page = 1;
@@ -192,7 +197,7 @@ Result<TrackerSyncReport> stopped(schema::Database& db, schema::TrackerSyncState
 // One page: fetched, read, stored with the progress that follows it. False once the list has ended.
 Result<bool> sync_page(schema::Database& db, GitHubClient& client, const TrackerSyncOptions& o,
                        schema::TrackerSyncState& state, TrackerSyncReport& report) {
-  const std::string since = state.cursor_updated_at.empty() ? state.since : state.cursor_updated_at;
+  const std::string since = request_since(state);
   PT_ASSIGN(const auto response, fetch_page(client, o, since, state.next_page, report));
   PT_ASSIGN(const auto items,
             parse_bounded_json(response.body, "GitHub's issue list", JsonLimits::bytes(kTrackerPageBytes)));
@@ -215,19 +220,6 @@ Result<bool> sync_page(schema::Database& db, GitHubClient& client, const Tracker
 }
 
 }  // namespace
-
-std::string cut_utf8(std::string_view text, std::size_t max_chars, std::size_t max_bytes, bool& cut) {
-  std::size_t chars = 0, end = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    const bool boundary = i == text.size() || (static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U;
-    if (!boundary) continue;
-    if (i > max_bytes || chars > max_chars) break;
-    end = i;
-    ++chars;
-  }
-  if (end < text.size()) cut = true;
-  return std::string(text.substr(0, end));
-}
 
 Result<std::string> normalize_since(std::string_view since) {
   if (since.empty()) return std::string{};
@@ -315,7 +307,7 @@ Result<TrackerSyncReport> sync_tracker(schema::Database& db, GitHubClient& clien
   report.repo = o.repo;
   PT_ASSIGN(const auto saved, schema::find_tracker_sync(db, o.repo));
   schema::TrackerSyncState state = plan(saved, options, report.mode);
-  report.since = state.cursor_updated_at.empty() ? state.since : state.cursor_updated_at;
+  report.since = request_since(state);
   PT_TRY(schema::save_tracker_sync(db, state));
   while (options.max_pages <= 0 || report.pages < options.max_pages) {
     auto more = sync_page(db, client, options, state, report);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
+#include "common/utf8.hpp"  // cut_utf8: the caps on what a sync stores
 #include "schema/sqlite.hpp"
 #include "schema/tracker_store.hpp"
 #include "server/bot/github_client.hpp"
@@ -84,7 +85,5 @@ struct IssuePage {
 IssuePage parse_issue_page(const nlohmann::json& items, const std::string& repo);
 // Whether a `link` header names a rel="next" page; nullopt when there is no header.
 std::optional<bool> link_has_next(std::string_view link);
-// `text` cut to at most `max_chars` code points and `max_bytes` bytes, never inside a UTF-8 sequence.
-std::string cut_utf8(std::string_view text, std::size_t max_chars, std::size_t max_bytes, bool& cut);
 
 }  // namespace perftriage::server

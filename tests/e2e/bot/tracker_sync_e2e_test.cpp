@@ -20,6 +20,7 @@
 #include "schema/tracker_store.hpp"
 #include "tests/e2e/bot/fake_github.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/shell.hpp"
 
 namespace perftriage::testing {
 namespace {
@@ -86,14 +87,8 @@ class TrackerSyncE2E : public ::testing::Test {
     const std::string err = (dir_ / "stderr").string();
     const std::string cmd = "env -u PERFTRIAGE_CONFIG -u PERFTRIAGE_GITHUB_TOKEN PERFTRIAGE_GITHUB_BACKOFF_MS=20 " +
                             std::string(PERFTRIAGE_BINARY) + " " + args + " 2>" + err + " </dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    Ran r;
-    char buf[4096];
-    while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_bytes(err);
-    return r;
+    auto shell = run_shell(cmd);
+    return {shell.status, std::move(shell.out), read_bytes(err)};
   }
   Ran sync(const std::string& extra = {}) {
     return run("tracker sync --json --db " + db_ + " --repo " + kTracker + " --api-base " + github_.base_url() +

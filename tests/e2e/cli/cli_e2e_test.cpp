@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/files.hpp"
+#include "tests/support/shell.hpp"
 
 namespace perftriage {
 namespace {
@@ -25,14 +26,8 @@ struct Ran {
 
 // Runs the binary with `args` (shell-quoted by the caller), stdout captured, stderr to the given file.
 Ran run(const std::string& args, const std::string& err_file = "/dev/null") {
-  const std::string cmd = std::string(PERFTRIAGE_BINARY) + " " + args + " 2>" + err_file + " </dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  Ran r;
-  char buf[4096];
-  while (std::size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  auto r = testing::run_shell(std::string(PERFTRIAGE_BINARY) + " " + args + " 2>" + err_file + " </dev/null");
+  return {r.status, std::move(r.out)};
 }
 
 class CliE2E : public ::testing::Test {
