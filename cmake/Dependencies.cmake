@@ -22,6 +22,9 @@ else()
   add_library(perftriage_re2 INTERFACE)
   target_link_libraries(perftriage_re2 INTERFACE PkgConfig::RE2)
 endif()
+# libpq (libpq-dev): PostgreSQL as the second store, for several replicas on one database (schema/postgres.hpp).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 # Operations: TOML config files (libtomlplusplus-dev, header-only), the JSON access log (libspdlog-dev,
 # built on the fmt already used) and the Prometheus metrics registry and text exposition (prometheus-cpp-dev, core
 # library only: /metrics is served by our own router, not by its embedded civetweb).

@@ -1,9 +1,13 @@
-# Writes OUT: a header with every DIR/NNN_name.sql as {version, name, sql}, in version order.
+# Writes OUT: a header with every DIR/NNN_name.sql as {version, name, sql}, in version order, as the array NAME
+# (kMigrations unless given; the PostgreSQL ones are kPostgresMigrations).
+if(NOT NAME)
+  set(NAME kMigrations)
+endif()
 file(GLOB _files ${DIR}/*.sql)
 list(SORT _files)
-set(_body "#pragma once\n// Generated from schema/migrations/*.sql by cmake/EmbedMigrations.cmake. Do not edit.\n#include <array>\n#include <string_view>\nnamespace perftriage::schema {\nstruct EmbeddedMigration { int version; std::string_view name; std::string_view sql; };\ninline constexpr std::array<EmbeddedMigration, ")
+set(_body "#pragma once\n// Generated from the migrations (NNN_name.sql) by cmake/EmbedMigrations.cmake. Do not edit.\n#include \"schema/embedded_migration.hpp\"\nnamespace perftriage::schema {\ninline constexpr std::array<EmbeddedMigration, ")
 list(LENGTH _files _n)
-string(APPEND _body "${_n}> kMigrations{{\n")
+string(APPEND _body "${_n}> ${NAME}{{\n")
 foreach(f ${_files})
   get_filename_component(_name ${f} NAME_WE)
   string(REGEX MATCH "^[0-9]+" _ver ${_name})

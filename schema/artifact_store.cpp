@@ -8,7 +8,8 @@ namespace {
 
 constexpr std::string_view kInsertArtifact =
     "INSERT INTO artifacts(run_id, suite, dtype, mode, model, config, name, role, kind, sha256, size, compression, "
-    "stored_size, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "stored_size, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+    "RETURNING id";
 // The stored bytes live beside the artifact (migration 010), so that listing artifacts never reads them.
 constexpr std::string_view kInsertArtifactBlob = "INSERT INTO artifact_blobs(artifact_id, raw) VALUES(?1, ?2)";
 constexpr std::string_view kSelectArtifactColumns =
@@ -93,8 +94,7 @@ Result<std::int64_t> insert_artifact(Database& db, const NewArtifact& a) {
       .bind(13, static_cast<std::int64_t>(stored.size()))
       .bind(14, a.result_json)
       .bind(15, now_iso8601());
-  PT_TRY(st.run());
-  const std::int64_t id = db.last_insert_rowid();
+  PT_ASSIGN(const std::int64_t id, scalar(st));
   PT_ASSIGN(auto blob, Statement::prepare(db, kInsertArtifactBlob));
   blob.bind(1, id).bind_blob_static(2, stored);
   PT_TRY(blob.run());

@@ -25,23 +25,28 @@ constexpr std::string_view kUpsertSlow =
     "SELECT ?2, case_id, ?1, ?3, ?1, ?3, NULL, NULL, ?1, ?3, speedup, speedup_text, 0, speedup, 1 FROM result_rows "
     "WHERE run_id = ?1 AND " PT_RUN_PERF_FILES
     " AND failed = 0 AND speedup > 0 AND speedup < 1 "
-    "ON CONFLICT DO UPDATE SET "
-    " first_run = CASE WHEN excluded.first_ord < first_ord THEN excluded.first_run ELSE first_run END,"
-    " first_ord = min(first_ord, excluded.first_ord),"
-    " last_run = CASE WHEN excluded.last_ord > last_ord THEN excluded.last_run ELSE last_run END,"
-    " last_ord = max(last_ord, excluded.last_ord),"
-    " regressed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord < excluded.last_ord THEN excluded.last_run"
-    "   ELSE regressed_run END,"
-    " fixed_run = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord <= excluded.last_ord THEN NULL ELSE fixed_run END,"
-    " fixed_ord = CASE WHEN fixed_ord IS NOT NULL AND fixed_ord <= excluded.last_ord THEN NULL ELSE fixed_ord END,"
-    " latest_run = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_run ELSE latest_run END,"
-    " latest_speedup = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_speedup"
-    "   ELSE latest_speedup END,"
-    " latest_text = CASE WHEN excluded.latest_ord >= latest_ord THEN excluded.latest_text ELSE latest_text END,"
-    " latest_failed = CASE WHEN excluded.latest_ord >= latest_ord THEN 0 ELSE latest_failed END,"
-    " latest_ord = max(latest_ord, excluded.latest_ord),"
-    " worst_speedup = min(worst_speedup, excluded.worst_speedup),"
-    " runs_slow = runs_slow + 1";
+    "ON CONFLICT(platform, case_id) DO UPDATE SET "
+    " first_run = CASE WHEN excluded.first_ord < backlog.first_ord THEN excluded.first_run ELSE backlog.first_run END,"
+    " first_ord = min(backlog.first_ord, excluded.first_ord),"
+    " last_run = CASE WHEN excluded.last_ord > backlog.last_ord THEN excluded.last_run ELSE backlog.last_run END,"
+    " last_ord = max(backlog.last_ord, excluded.last_ord),"
+    " regressed_run = CASE WHEN backlog.fixed_ord IS NOT NULL AND backlog.fixed_ord < excluded.last_ord THEN "
+    "excluded.last_run"
+    "   ELSE backlog.regressed_run END,"
+    " fixed_run = CASE WHEN backlog.fixed_ord IS NOT NULL AND backlog.fixed_ord <= excluded.last_ord THEN NULL ELSE "
+    "backlog.fixed_run END,"
+    " fixed_ord = CASE WHEN backlog.fixed_ord IS NOT NULL AND backlog.fixed_ord <= excluded.last_ord THEN NULL ELSE "
+    "backlog.fixed_ord END,"
+    " latest_run = CASE WHEN excluded.latest_ord >= backlog.latest_ord THEN excluded.latest_run ELSE "
+    "backlog.latest_run END,"
+    " latest_speedup = CASE WHEN excluded.latest_ord >= backlog.latest_ord THEN excluded.latest_speedup"
+    "   ELSE backlog.latest_speedup END,"
+    " latest_text = CASE WHEN excluded.latest_ord >= backlog.latest_ord THEN excluded.latest_text ELSE "
+    "backlog.latest_text END,"
+    " latest_failed = CASE WHEN excluded.latest_ord >= backlog.latest_ord THEN 0 ELSE backlog.latest_failed END,"
+    " latest_ord = max(backlog.latest_ord, excluded.latest_ord),"
+    " worst_speedup = min(backlog.worst_speedup, excluded.worst_speedup),"
+    " runs_slow = backlog.runs_slow + 1";
 
 // Other measurements of cases already in the backlog: a passing one after the last slow one is a fix
 // candidate (the earliest wins); any newer one becomes the latest. It runs before kUpsertSlow, so the backlog holds
@@ -84,17 +89,22 @@ constexpr std::string_view kAnyLostFix =
     "SELECT EXISTS (SELECT 1 FROM backlog WHERE platform = ?1 AND fixed_ord IS NULL AND latest_ord > last_ord"
     " AND latest_failed = 0)";
 
+// The status in one place: selected, then ordered by (an output name cannot stand inside an ORDER BY expression
+// on PostgreSQL).
+#define PT_BACKLOG_STATUS \
+  "CASE WHEN b.latest_failed = 1 THEN 'failing' WHEN b.latest_ord = b.last_ord THEN 'open' ELSE 'fixed' END"
 constexpr std::string_view kReadBacklog =
-    "SELECT c.suite, c.dtype, c.mode, c.config, c.model,"
-    " CASE WHEN b.latest_failed = 1 THEN 'failing' WHEN b.latest_ord = b.last_ord THEN 'open' ELSE 'fixed' END"
-    "   AS status,"
+    "SELECT c.suite, c.dtype, c.mode, c.config, c.model, " PT_BACKLOG_STATUS
+    ","
     " f.key, l.key, x.key, CASE WHEN b.latest_failed = 0 AND b.latest_ord <> b.last_ord THEN fx.key END,"
     " b.latest_text, b.worst_speedup, b.runs_slow "
     "FROM backlog b JOIN cases c ON c.id = b.case_id JOIN runs f ON f.id = b.first_run"
     " JOIN runs l ON l.id = b.last_run JOIN runs x ON x.id = b.latest_run LEFT JOIN runs fx ON fx.id = b.fixed_run "
     "WHERE b.platform = ?1 "
-    "ORDER BY CASE status WHEN 'open' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END,"
-    " CASE WHEN status = 'open' THEN b.worst_speedup END, c.suite, c.dtype, c.mode, c.config, c.model";
+    "ORDER BY CASE " PT_BACKLOG_STATUS
+    " WHEN 'open' THEN 0 WHEN 'failing' THEN 1 ELSE 2 END,"
+    " CASE WHEN " PT_BACKLOG_STATUS " = 'open' THEN b.worst_speedup END, c.suite, c.dtype, c.mode, c.config, c.model";
+#undef PT_BACKLOG_STATUS
 
 // ?1 run id, ?2 platform: the backlog cases the run measured.
 constexpr std::string_view kCasesOfRun =

@@ -32,7 +32,7 @@ constexpr std::string_view kSelectDeliveries =
 constexpr std::string_view kCountDeliveries = "SELECT count(*) FROM webhook_deliveries WHERE (?1 = '' OR state = ?1)";
 constexpr std::string_view kInsertAction =
     "INSERT INTO outbox(repo, issue_number, kind, payload, state, attempts, next_attempt_at, created_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)";
+    "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7) RETURNING id";
 constexpr std::string_view kMarkSent =
     "UPDATE outbox SET state = 'sent', attempts = ?2, last_error = '', sent_at = ?3 WHERE id = ?1";
 constexpr std::string_view kScheduleRetry =
@@ -42,6 +42,19 @@ constexpr std::string_view kMarkFailed =
 constexpr std::string_view kOutboxColumns =
     "SELECT id, repo, issue_number, kind, payload, state, attempts, next_attempt_at, last_error, created_at, "
     "COALESCE(sent_at, '') FROM outbox ";
+// claim_due: the pick and the lease in one statement, the row read back (its next attempt the lease's end) through the
+// same columns as kOutboxColumns.
+#define PT_CLAIM_PICK "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"
+#define PT_CLAIM_RETURNING                                                                                       \
+  " RETURNING id, repo, issue_number, kind, payload, state, attempts, next_attempt_at, last_error, created_at, " \
+  "COALESCE(sent_at, '')"
+constexpr std::string_view kClaimDue =
+    "UPDATE outbox SET next_attempt_at = ?2 WHERE id = (" PT_CLAIM_PICK ")" PT_CLAIM_RETURNING;
+constexpr std::string_view kClaimDuePostgres =
+    "UPDATE outbox SET next_attempt_at = ?2 WHERE id = (" PT_CLAIM_PICK " FOR UPDATE SKIP LOCKED)" PT_CLAIM_RETURNING;
+#undef PT_CLAIM_PICK
+#undef PT_CLAIM_RETURNING
+constexpr std::string_view kReleaseClaim = "UPDATE outbox SET next_attempt_at = ?2 WHERE id = ?1 AND state = 'pending'";
 constexpr std::string_view kUpsertBotLabel =
     "INSERT INTO issue_labels(repo, number, label, applied_by_bot) VALUES(?1, ?2, ?3, 1) "
     "ON CONFLICT(repo, number, label) DO UPDATE SET applied_by_bot = 1";
@@ -252,8 +265,7 @@ Result<std::int64_t> enqueue(Database& db, const NewAction& action, OutboxState 
       .bind(3, to_string(action.kind))
       .bind(4, dump_json(action.payload));
   st.bind(5, to_string(initial)).bind(6, now_ms).bind(7, now_iso8601());
-  PT_TRY(st.run());
-  return db.last_insert_rowid();
+  return scalar(st);
 }
 
 Result<void> mark_sent(Database& db, std::int64_t id, std::int64_t attempts) {
@@ -326,6 +338,20 @@ Result<std::optional<OutboxRow>> next_due(Database& db, std::int64_t now_ms) {
                                        "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"));
   st.bind(1, now_ms);
   return first(st, read_row);
+}
+
+Result<std::optional<OutboxRow>> claim_due(Database& db, std::int64_t now_ms, std::int64_t lease_until_ms) {
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kClaimDue, kClaimDuePostgres)));
+  st.bind(1, now_ms).bind(2, lease_until_ms);
+  auto row = first(st, read_row);
+  st.rewind();  // the claim is written (SQLite runs a RETURNING statement's change at its first step)
+  return row;
+}
+
+Result<void> release_claim(Database& db, std::int64_t id, std::int64_t next_attempt_at_ms) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kReleaseClaim));
+  st.bind(1, id).bind(2, next_attempt_at_ms);
+  return st.run();
 }
 
 Result<std::optional<OutboxRow>> outbox_row(Database& db, std::int64_t id) {

@@ -107,6 +107,14 @@ Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std:
 // --- reads (single statements) ---
 // The oldest pending action due at now_ms.
 Result<std::optional<OutboxRow>> next_due(Database& db, std::int64_t now_ms);
+// Takes the oldest pending action due at now_ms for one sender: in the same statement its next attempt moves to
+// lease_until_ms, so that no other sender (another worker, another replica on the same PostgreSQL) takes it
+// before then. On PostgreSQL the pick skips rows another sender holds (FOR UPDATE SKIP LOCKED); SQLite has one
+// writer at a time. The sender then marks it sent, failed or due again (schedule_retry), or gives it back
+// (release_claim). A sender that dies holding it leaves it to be taken again once the lease ends.
+Result<std::optional<OutboxRow>> claim_due(Database& db, std::int64_t now_ms, std::int64_t lease_until_ms);
+// Puts a claimed action back, due at next_attempt_at_ms (the time it was claimed: it was due then), attempts untouched.
+Result<void> release_claim(Database& db, std::int64_t id, std::int64_t next_attempt_at_ms);
 Result<std::optional<OutboxRow>> outbox_row(Database& db, std::int64_t id);
 // Newest first; nullopt state = every state.
 Result<std::vector<OutboxRow>> list_outbox(Database& db, std::optional<OutboxState> state, std::int64_t limit = 500);

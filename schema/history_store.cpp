@@ -36,7 +36,8 @@ constexpr std::string_view kHistoryOrder = " ORDER BY c.dtype, c.mode, c.config,
 constexpr std::string_view kBacklogRows =
     "WITH platform_runs AS MATERIALIZED (SELECT id FROM runs WHERE platform = ?1), "
     "ever_slow AS MATERIALIZED (SELECT DISTINCT x.case_id FROM result_rows x JOIN cases c ON c.id = x.case_id"
-    "  WHERE x.run_id IN platform_runs AND c.kind = 'performance' AND x.speedup > 0 AND x.speedup < ?2) "
+    "  WHERE x.run_id IN (SELECT id FROM platform_runs) AND c.kind = 'performance' AND x.speedup > 0 AND x.speedup < "
+    "?2) "
     "SELECT x.run_id, c.suite, c.dtype, c.mode, c.config, c.model, x.speedup, x.speedup_text, x.failed "
     "FROM ever_slow s CROSS JOIN cases c ON c.id = s.case_id CROSS JOIN platform_runs p "
     "CROSS JOIN result_rows x ON x.run_id = p.id AND x.case_id = s.case_id";

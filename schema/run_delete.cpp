@@ -29,7 +29,8 @@ constexpr std::string_view kDeletes[] = {
 class ForeignKeysOff {
  public:
   explicit ForeignKeysOff(Database& db) : db_(db) {
-    if (sqlite3_get_autocommit(db_.handle()) == 0) return;  // inside the caller's transaction: leave them as they are
+    if (db_.dialect() != Dialect::sqlite) return;  // PostgreSQL checks constraints per statement, at its own cost
+    if (db_.in_transaction()) return;              // inside the caller's transaction: leave them as they are
     auto st = Statement::prepare(db_, "PRAGMA foreign_keys");
     if (!st) return;
     auto row = st->step();

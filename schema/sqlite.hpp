@@ -1,9 +1,12 @@
 #pragma once
 // Thin RAII wrappers over the SQLite C API: a move-only Database and Statement, and a
-// Transaction that rolls back in its noexcept destructor unless committed.
+// Transaction that rolls back in its noexcept destructor unless committed. The same classes speak PostgreSQL when
+// opened on a postgresql:// URL (schema/postgres.hpp says how): store code is written once, in SQLite's dialect
+// where the two agree, with dialect_sql where they do not.
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,38 +17,61 @@
 
 namespace perftriage::schema {
 
+class PgConnection;
+class PgStatement;
+
+enum class Dialect { sqlite, postgres };
+
+// True for the URLs libpq takes (postgresql://..., postgres://...): the --db value that selects PostgreSQL.
+bool is_postgres_url(std::string_view path) noexcept;
+// `path` fit for a log line: a URL's password (user:PASSWORD@, password=...) replaced by "***".
+std::string printable_db_path(std::string_view path);
+
 class Database {
  public:
-  // Opens (creating if needed) a file or ":memory:", with WAL, busy_timeout and foreign keys on.
+  // Opens (creating if needed) a file or ":memory:", with WAL, busy_timeout and foreign keys on; or connects to
+  // the PostgreSQL server of a postgresql:// URL.
   static Result<Database> open(const std::string& path, int busy_timeout_ms = 5000);
 
-  Database(Database&& other) noexcept
-      : db_(std::exchange(other.db_, nullptr)), busy_timeout_ms_(other.busy_timeout_ms_) {}
+  Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();
 
-  [[nodiscard]] sqlite3* handle() const noexcept { return db_; }
+  [[nodiscard]] Dialect dialect() const noexcept { return pg_ ? Dialect::postgres : Dialect::sqlite; }
+  [[nodiscard]] sqlite3* handle() const noexcept { return db_; }  // nullptr on PostgreSQL
+  [[nodiscard]] PgConnection* pg() const noexcept { return pg_.get(); }
   Result<void> exec(std::string_view sql);  // one or more statements, no results
-  [[nodiscard]] std::int64_t last_insert_rowid() const noexcept { return sqlite3_last_insert_rowid(db_); }
-  [[nodiscard]] int changes() const noexcept { return sqlite3_changes(db_); }
+  // Rows changed by the last statement (SQLite's sqlite3_changes, PostgreSQL's command tag).
+  [[nodiscard]] int changes() const noexcept;
+  [[nodiscard]] bool in_transaction() const noexcept;
+  // False once a PostgreSQL connection is lost (a server restart, a failover): a pool drops it instead of reusing it.
+  // A SQLite connection is always usable.
+  [[nodiscard]] bool usable() const noexcept;
   [[nodiscard]] Error error(std::string_view what) const;  // an internal Error carrying sqlite3_errmsg
   // How long a statement waits for another connection's lock before failing with db_busy (0 = not at all).
   void set_busy_timeout(int ms) noexcept;
   [[nodiscard]] int busy_timeout_ms() const noexcept { return busy_timeout_ms_; }
 
  private:
-  explicit Database(sqlite3* db) : db_(db) {}
+  explicit Database(sqlite3* db);
+  explicit Database(std::unique_ptr<PgConnection> pg);
   sqlite3* db_ = nullptr;
+  std::unique_ptr<PgConnection> pg_;
   int busy_timeout_ms_ = 0;
 };
+
+// The statement text for this database's dialect: `postgres` where the two differ (json_each, scalar max, ...).
+inline std::string_view dialect_sql(const Database& db, std::string_view sqlite, std::string_view postgres) {
+  return db.dialect() == Dialect::postgres ? postgres : sqlite;
+}
 
 class Statement {
  public:
   static Result<Statement> prepare(const Database& db, std::string_view sql);
 
-  Statement(Statement&& other) noexcept : stmt_(std::exchange(other.stmt_, nullptr)), db_(other.db_) {}
+  Statement(Statement&& other) noexcept;
   Statement& operator=(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -75,9 +101,11 @@ class Statement {
   void reset() noexcept;   // reset + clear bindings, for reuse
   void rewind() noexcept;  // reset only: every parameter will be bound again
 
-  [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-  [[nodiscard]] std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-  [[nodiscard]] double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  [[nodiscard]] bool is_null(int col) const {
+    return pg_ ? pg_is_null(col) : sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+  }
+  [[nodiscard]] std::int64_t int64(int col) const { return pg_ ? pg_int64(col) : sqlite3_column_int64(stmt_, col); }
+  [[nodiscard]] double real(int col) const { return pg_ ? pg_real(col) : sqlite3_column_double(stmt_, col); }
   [[nodiscard]] std::string text(int col) const;
   [[nodiscard]] std::string_view text_view(int col) const;  // valid until the next step/reset
   [[nodiscard]] std::string blob(int col) const;
@@ -89,9 +117,14 @@ class Statement {
   }
 
  private:
-  Statement(sqlite3_stmt* stmt, sqlite3* db) : stmt_(stmt), db_(db) {}
+  Statement(sqlite3_stmt* stmt, sqlite3* db);
+  explicit Statement(std::unique_ptr<PgStatement> pg);
+  [[nodiscard]] bool pg_is_null(int col) const;
+  [[nodiscard]] std::int64_t pg_int64(int col) const;
+  [[nodiscard]] double pg_real(int col) const;
   sqlite3_stmt* stmt_ = nullptr;
   sqlite3* db_ = nullptr;
+  std::unique_ptr<PgStatement> pg_;
 };
 
 // Steps a statement to the end, turning each row into a T with `read(const Statement&)`.
@@ -133,7 +166,7 @@ class Transaction {
   enum class Mode { immediate, deferred };
   static Result<Transaction> begin(Database& db, Mode mode = Mode::immediate);
 
-  Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)) {}
+  Transaction(Transaction&& other) noexcept : db_(std::exchange(other.db_, nullptr)), writes_(other.writes_) {}
   Transaction& operator=(Transaction&&) = delete;
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
@@ -143,8 +176,9 @@ class Transaction {
   void rollback() noexcept;
 
  private:
-  explicit Transaction(Database* db) : db_(db) {}
+  Transaction(Database* db, bool writes) : db_(db), writes_(writes) {}
   Database* db_ = nullptr;
+  bool writes_ = true;
 };
 
 }  // namespace perftriage::schema

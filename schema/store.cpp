@@ -25,7 +25,7 @@ constexpr std::string_view kSelectRunColumns =
     "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags, environment FROM runs ";
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs(key, platform, device, torch_version, commit_sha, created_at, tags, environment) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
 constexpr std::string_view kUpdateRun =
     "UPDATE runs SET device = ?2, torch_version = ?3, commit_sha = ?4, tags = ?5, environment = ?6 WHERE id = ?1";
 constexpr std::string_view kSelectFileColumns =
@@ -34,7 +34,7 @@ constexpr std::string_view kSelectFileColumns =
 constexpr std::string_view kInsertFile =
     "INSERT INTO result_files(run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, "
     "header, row_count, duplicates_dropped, uploaded_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id";
 constexpr std::string_view kInsertFileBlob = "INSERT INTO file_blobs(file_id, raw_deflate) VALUES(?1, ?2)";
 constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = ?2 WHERE id = ?1";
 // Step one of a replacement: the old file points at itself, which takes it out of the live-path index.
@@ -54,12 +54,13 @@ constexpr std::string_view kInsertResult =
 constexpr std::string_view kFindGroup =
     "SELECT id FROM case_groups WHERE suite = ?1 AND dtype = ?2 AND mode = ?3 AND kind = ?4 AND config = ?5";
 constexpr std::string_view kInsertGroup =
-    "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES(?1, ?2, ?3, ?4, ?5)";
+    "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING id";
 constexpr std::string_view kGroupCases = "SELECT model, id FROM case_models WHERE group_id = ?1";
 // A model of the file not stored before. Parsing keeps one row per (dev, model), so a file measuring one model on two
 // devices meets it twice: the second insert is ignored and finds the first's id. New models are not remembered in
 // memory: a file names each (but for that case) once.
-constexpr std::string_view kInsertCase = "INSERT OR IGNORE INTO case_models(group_id, model) VALUES(?1, ?2)";
+constexpr std::string_view kInsertCase =
+    "INSERT INTO case_models(group_id, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING RETURNING id";
 constexpr std::string_view kFindCase = "SELECT id FROM case_models WHERE group_id = ?1 AND model = ?2";
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
@@ -81,7 +82,9 @@ constexpr std::string_view kExpectedAccuracy =
 // ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place. A performance row has no
 // expected accuracy, so it never deviates.
 constexpr std::string_view kDeviates =
-    "(CASE WHEN expected_accuracy IS NULL THEN 0 ELSE (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) END)";
+    "(CASE WHEN expected_accuracy IS NULL THEN 0 WHEN (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) THEN "
+    "1 "
+    "ELSE 0 END)";
 // The run's summaries (migration 010 run_groups), recounted from its rows after every change to them.
 constexpr std::string_view kDeleteRunGroups = "DELETE FROM run_groups WHERE run_id = ?1";
 // Read once, in primary-key order, and counted per file here: a file's rows share its axes, so no row is joined to its
@@ -133,8 +136,8 @@ constexpr std::string_view kMissingVsPrevious =
     "groups AS MATERIALIZED (SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config FROM cur"
     " JOIN cases c ON c.id = cur.case_id) "
     "SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config, c.model FROM result_rows p"
-    " JOIN cases c ON c.id = p.case_id WHERE p.run_id = ?2 AND p.case_id NOT IN cur"
-    " AND (c.suite, c.dtype, c.mode, c.kind, c.config) IN groups "
+    " JOIN cases c ON c.id = p.case_id WHERE p.run_id = ?2 AND p.case_id NOT IN (SELECT case_id FROM cur)"
+    " AND (c.suite, c.dtype, c.mode, c.kind, c.config) IN (SELECT suite, dtype, mode, kind, config FROM groups) "
     "ORDER BY 1, 2, 3, 4, 6";
 constexpr std::string_view kMissingVsReference =
     "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1 AND "
@@ -276,8 +279,7 @@ Result<std::int64_t> ensure_run(Database& db, const model::RunMeta& meta) {
     st.bind(1, meta.key).bind(2, platform).bind(3, meta.device).bind(4, meta.torch_version);
     st.bind(5, meta.commit).bind(6, meta.created_at.empty() ? now_iso8601() : meta.created_at);
     st.bind(7, merge_tags({}, meta.tags)).bind(8, merge_environment("{}", meta.environment_json));
-    PT_TRY(st.run());
-    return db.last_insert_rowid();
+    return scalar(st);
   }
   const model::RunRecord& run = *existing;
   if (!iequals(run.meta.platform, meta.platform)) {  // ASCII case-insensitive, as COLLATE NOCASE
@@ -312,8 +314,7 @@ Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFil
   const std::string deflated = file.compressed.empty() ? deflate_bytes(file.bytes) : std::string();
   st.bind(12, file.header).bind(13, file.row_count);
   st.bind(14, file.duplicates_dropped).bind(15, now_iso8601());
-  PT_TRY(st.run());
-  const std::int64_t file_id = db.last_insert_rowid();
+  PT_ASSIGN(const std::int64_t file_id, scalar(st));
   PT_ASSIGN(auto blob, Statement::prepare(db, kInsertFileBlob));
   blob.bind(1, file_id);
   blob.bind_blob_static(2, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
@@ -340,10 +341,7 @@ Result<std::int64_t> group_id(Database& db, const ingest::Axes& axes) {
   for (auto sql : {kFindGroup, kInsertGroup}) {
     PT_ASSIGN(auto st, Statement::prepare(db, sql));
     st.bind(1, axes.suite).bind(2, axes.dtype).bind(3, axes.mode).bind(4, axes.kind).bind(5, axes.config);
-    if (sql == kInsertGroup) {
-      PT_TRY(st.run());
-      return db.last_insert_rowid();
-    }
+    if (sql == kInsertGroup) return scalar(st);
     PT_ASSIGN(auto found, first(st, [](const Statement& s) { return s.int64(0); }));
     if (found) return *found;
   }
@@ -378,8 +376,9 @@ Result<std::int64_t> ResultWriter::case_id(const std::string& model) {
   Statement& st = insert_case_;  // ?1, the group, stays bound
   st.rewind();
   st.bind_static(2, model);
-  PT_TRY(st.run());
-  if (db_->changes() == 1) return db_->last_insert_rowid();
+  PT_ASSIGN(const std::int64_t inserted, scalar(st));
+  st.rewind();
+  if (inserted != 0) return inserted;
   Statement& find = find_case_;
   find.rewind();
   find.bind_static(2, model);
@@ -444,10 +443,10 @@ Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
           std::string(kFailingAccuracyCases),
       "UPDATE result_rows SET expected_accuracy = " + std::string(kExpectedAccuracy) +
           " FROM cases c WHERE c.id = result_rows.case_id AND result_rows.run_id = ?1 AND c.kind = 'accuracy'"
-          " AND result_rows.expected_accuracy IS NOT " +
+          " AND result_rows.expected_accuracy IS DISTINCT FROM " +
           std::string(kExpectedAccuracy),
-      "UPDATE result_rows SET deviates = " + std::string(kDeviates) + " WHERE run_id = ?1 AND deviates IS NOT " +
-          std::string(kDeviates),
+      "UPDATE result_rows SET deviates = " + std::string(kDeviates) +
+          " WHERE run_id = ?1 AND deviates IS DISTINCT FROM " + std::string(kDeviates),
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
   // The run's summaries (one read of its rows) say which statements have anything to do: marking needs a failing

@@ -21,7 +21,7 @@ constexpr std::string_view kPrefix = "pt_";
 
 constexpr std::string_view kInsert =
     "INSERT INTO api_tokens(name, token_id, salt, hash, scopes, created_at, expires_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id";
 constexpr std::string_view kNameTaken = "SELECT 1 FROM api_tokens WHERE name = ?1";
 constexpr std::string_view kColumns =
     "SELECT id, name, token_id, scopes, created_at, COALESCE(expires_at, ''), COALESCE(revoked_at, ''), "
@@ -221,8 +221,7 @@ Result<NewToken> create_token(Database& db, std::string_view name, const std::ve
   PT_ASSIGN(auto st, Statement::prepare(db, kInsert));
   st.bind(1, name).bind(2, out.info.token_id).bind_blob(3, salt).bind_blob(4, salted_hash(salt, secret_hex));
   st.bind(5, join_scopes(out.info.scopes)).bind(6, out.info.created_at).bind(7, expires_at);
-  PT_TRY(st.run());
-  out.info.id = db.last_insert_rowid();
+  PT_ASSIGN(out.info.id, scalar(st));
   out.token = std::string(kPrefix) + out.info.token_id + "_" + secret_hex;
   OPENSSL_cleanse(secret.data(), secret.size());
   return out;

@@ -33,7 +33,8 @@ constexpr std::string_view kFindCase =
 constexpr std::string_view kUpsertDecision =
     "INSERT INTO triage(platform, case_id, state, issue, reason, since_run, updated_at, updated_by)"
     " SELECT ?1, ?2, ?3, ?4, ?5, latest_run, ?6, ?7 FROM backlog WHERE platform = ?1 AND case_id = ?2 "
-    "ON CONFLICT DO UPDATE SET state = excluded.state, issue = excluded.issue, reason = excluded.reason,"
+    "ON CONFLICT(platform, case_id) DO UPDATE SET state = excluded.state, issue = excluded.issue, reason = "
+    "excluded.reason,"
     " since_run = excluded.since_run, updated_at = excluded.updated_at, updated_by = excluded.updated_by";
 constexpr std::string_view kDropDecision = "DELETE FROM triage WHERE platform = ?1 AND case_id = ?2";
 constexpr std::string_view kInsertChange =
@@ -201,7 +202,7 @@ Result<TriageCase> set_triage(Database& db, const TriageKey& key, std::string_vi
 Result<std::vector<TriageCase>> list_triage(Database& db, const std::string& platform, std::string_view state) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
   PT_ASSIGN(auto st, Statement::prepare(db, "SELECT * FROM (" + std::string(kSelectTriage) +
-                                                "WHERE b.platform = ?1) WHERE ?2 = '' OR state = ?2 "
+                                                "WHERE b.platform = ?1) AS v WHERE ?2 = '' OR state = ?2 "
                                                 "ORDER BY 1, 2, 3, 5, 4"));
   st.bind(1, stored).bind(2, std::string(state));  // an empty view may have no data: bound as text ''
   return collect<TriageCase>(st, read_case);

@@ -52,7 +52,14 @@ std::optional<DataView> AppContext::data_view() {
   }
   const auto version = schema::data_version(*watcher_, data_version_);
   data_version_ok_ = static_cast<bool>(version);
-  if (!version) return std::nullopt;
+  if (!version) {
+    if (!watcher_->usable()) {  // a lost PostgreSQL connection: its statements first, then a new one next time
+      data_version_.reset();
+      stamps_since_.reset();
+      watcher_.reset();
+    }
+    return std::nullopt;
+  }
   // The watcher holds the file open now. Its first look reports a change: the next call asks SQLite once more,
   // with the header read before it.
   if (!probe_) {
@@ -86,6 +93,7 @@ std::int64_t AppContext::newest_stamp(const std::vector<std::string>& scopes) {
 }
 
 void AppContext::give_back(std::unique_ptr<schema::Store> store) {
+  if (!store->db().usable()) return;  // a lost PostgreSQL connection: the next lease opens a new one
   std::lock_guard lock(mutex_);
   idle_.push_back(std::move(store));
 }

@@ -188,7 +188,7 @@ const std::vector<Option>& table() {
        .get = [](const Settings& s) -> Value { return s.access_log; }},
       // [database]
       {.section = "database", .key = "path", .flag = "db", .kind = Kind::text,
-       .meaning = "the SQLite database file (created, with its directory, when missing)",
+       .meaning = "the SQLite database file (created, with its directory, when missing), or a postgresql:// URL",
        .set = [](Settings& s, const Value& v) { s.db_path = text(v); },
        .get = [](const Settings& s) -> Value { return s.db_path; },
        .check = check_not_empty},

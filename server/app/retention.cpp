@@ -11,6 +11,7 @@
 #include "schema/audit_store.hpp"
 #include "schema/run_delete.hpp"
 #include "server/app/app_context.hpp"
+#include "schema/task_lock.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -228,6 +229,9 @@ void RetentionTask::loop() {
       log_(fmt::format("retention: cannot open the database: {}", store.error().message));
       continue;
     }
+    // One replica at a time on a shared PostgreSQL: the others skip this round.
+    auto turn = schema::TaskLock::try_take((*store)->db(), "retention");
+    if (!turn || !turn->held()) continue;
     RetentionOptions options;
     options.stopping = [this] { return stopping_.load(); };
     const auto t0 = std::chrono::steady_clock::now();

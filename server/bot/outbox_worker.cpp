@@ -173,7 +173,11 @@ bool OutboxWorker::run_once() {
     return false;
   }
   auto& db = (*lease)->db();
-  auto due = schema::next_due(db, unix_ms());
+  const std::int64_t claimed_at = unix_ms();
+  // The lease keeps other replicas off on a shared PostgreSQL. On SQLite this process is the only sender (one
+  // worker, one file): no lease, so an action a killed server was sending is due again at once after a restart.
+  const std::int64_t claim_ms = db.dialect() == schema::Dialect::postgres ? options_.claim_lease_ms : 0;
+  auto due = schema::claim_due(db, claimed_at, claimed_at + claim_ms);
   if (!due) {
     std::cerr << "perftriage: outbox: " << due.error().message << "\n";
     return false;
@@ -181,8 +185,13 @@ bool OutboxWorker::run_once() {
   if (!*due) return false;
   const schema::OutboxRow row = std::move(**due);
   const Outcome outcome = execute(row, db);
-  // Interrupted by shutdown: the row stays pending as it was and is sent after restart.
-  if (stopping_ && outcome.kind != Outcome::Kind::sent) return true;
+  // Interrupted by shutdown: the row is given back, pending as it was, and sent after restart (by any replica).
+  if (stopping_ && outcome.kind != Outcome::Kind::sent) {
+    if (auto r = schema::release_claim(db, row.id, claimed_at); !r) {
+      std::cerr << "perftriage: outbox: " << r.error().message << "\n";
+    }
+    return true;
+  }
   const auto attempts = row.attempts + 1;
   auto written = in_transaction(db, [&]() -> Result<void> {
     switch (outcome.kind) {

@@ -48,6 +48,10 @@ struct WorkerOptions {
   RetryPolicy retry;
   std::int64_t min_interval_ms = 1000;
   std::int64_t poll_ms = 100;  // how often an idle worker looks for new rows
+  // How long a claimed action is this worker's alone (schema::claim_due): longer than one send with its retries
+  // inside the GitHub client, so that another replica never sends it twice while this one is still at it; a
+  // worker killed mid-send leaves its action to another after this long.
+  std::int64_t claim_lease_ms = 5 * 60 * 1000;
 };
 
 class OutboxWorker {

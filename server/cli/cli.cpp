@@ -60,6 +60,7 @@ void build(CLI::App& app, Io io, Action& chosen) {
   add_explain(sub("explain", "one case end to end: history, source, triage, findings, verdict, what to attach"));
   add_triage(sub("triage", "triage state per case: list a platform's, or decide one"));
   add_tracker(sub("tracker", "a tracker's issues and labels: sync them from GitHub (resumable), export them as JSONL"));
+  add_migrate(sub("migrate", "copy a SQLite database into PostgreSQL, and check the copy table by table"));
   add_config(sub("config", "check config files, show the effective settings, list every key"));
   add_help(app, sub("help", "this help, or the help of one command"));
   refuse_options_as_values(app);

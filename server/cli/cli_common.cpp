@@ -81,7 +81,7 @@ CLI::Option* add_threshold_option(CLI::App& app, double& threshold, const std::s
 }
 
 Result<schema::Store> open_store(const std::string& path) {
-  if (path != ":memory:") {
+  if (path != ":memory:" && !schema::is_postgres_url(path)) {
     const auto parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -106,7 +106,7 @@ Result<std::string> read_input_file(const std::string& path) {
 
 Result<schema::Store> open_existing_store(const std::string& path) {
   std::error_code ec;
-  if (path != ":memory:" && !std::filesystem::is_regular_file(path, ec)) {
+  if (path != ":memory:" && !schema::is_postgres_url(path) && !std::filesystem::is_regular_file(path, ec)) {
     return make_error(ErrorKind::not_found, "no_database",
                       "no database at " + path +
                           " (give --db PATH or set PERFTRIAGE_DB; `perftriage ingest` or `serve` creates one)");

@@ -102,8 +102,8 @@ Result<int> run_server(const server::Settings& settings, Io io) {
   server::HttpServer http(app, router);
   PT_ASSIGN(const auto port, http.listen(settings.listen_host, settings.listen_port));
   // Tests and scripts read this line to learn the port when started with :0.
-  io.out << "perftriage: listening on http://" << settings.listen_host << ":" << port << " (db " << settings.db_path
-         << ")" << std::endl;
+  io.out << "perftriage: listening on http://" << settings.listen_host << ":" << port << " (db "
+         << schema::printable_db_path(settings.db_path) << ")" << std::endl;
   // The outbox worker sends the bot's actions; without a token they are recorded as dry_run and nothing is sent.
   std::optional<server::OutboxWorker> worker;
   if (settings.github.token.empty()) {

@@ -25,5 +25,6 @@ void add_triage(const Command& cmd);         // triage list | set
 void add_explain(const Command& cmd);        // explain PLATFORM SUITE DTYPE MODE MODEL
 void add_tracker(const Command& cmd);        // tracker sync | export | train
 void add_tracker_train(const Command& cmd);  // tracker train (server/cli/cmd_tracker_train.cpp), from add_tracker
+void add_migrate(const Command& cmd);        // migrate --from sqlite:PATH --to postgresql://...
 
 }  // namespace perftriage::cli

@@ -5,6 +5,7 @@
 #include "schema/blob_codec.hpp"
 #include "schema/store.hpp"
 #include "tests/support/gzip_helper.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 class ArtifactStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
     auto tx = Transaction::begin(db());

@@ -1,13 +1,16 @@
 // The bot's tables: delivery dedupe (atomic, also across connections), outbox state transitions, label memory.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <filesystem>
 #include <thread>
 #include <unistd.h>
 
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -15,7 +18,7 @@ namespace {
 class BotStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_.emplace(std::move(*s));
   }
@@ -50,12 +53,13 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
   const auto path =
       std::filesystem::temp_directory_path() / ("perftriage-bot-race-" + std::to_string(getpid()) + ".db");
   std::filesystem::remove(path);
-  { ASSERT_TRUE(Store::open(path.string()).ok()); }
+  const std::string db = testing_support::test_db_file(path.string());  // on PostgreSQL: four replicas' connections
+  { ASSERT_TRUE(Store::open(db).ok()); }
   std::atomic<int> accepted{0}, errors{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
-      auto s = Store::open(path.string());
+      auto s = Store::open(db);
       if (!s) {
         ++errors;
         return;
@@ -81,6 +85,75 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
   std::filesystem::remove(path.string() + "-shm");
   EXPECT_EQ(errors, 0);
   EXPECT_EQ(accepted, 25);
+}
+
+TEST_F(BotStoreTest, AClaimedActionIsNobodyElsesUntilItsLeaseEnds) {
+  const auto a = enqueue(OutboxKind::create_label, OutboxState::pending, 100);
+  const auto b = enqueue(OutboxKind::add_labels, OutboxState::pending, 100);
+  auto first = claim_due(db(), 100, 10'000);
+  ASSERT_TRUE(first.ok() && first->has_value()) << (first ? "" : first.error().message);
+  EXPECT_EQ((*first)->id, a);
+  EXPECT_EQ((*first)->next_attempt_at, 10'000);
+  auto second = claim_due(db(), 100, 10'000);
+  ASSERT_TRUE(second.ok() && second->has_value());
+  EXPECT_EQ((*second)->id, b);  // not a again
+  EXPECT_FALSE(claim_due(db(), 9'999, 20'000)->has_value());
+  auto after_lease = claim_due(db(), 10'000, 20'000);  // the sender of a died: it is taken again
+  ASSERT_TRUE(after_lease->has_value());
+  EXPECT_EQ((*after_lease)->id, a);
+  ASSERT_TRUE(release_claim(db(), b, 150).ok());
+  auto released = claim_due(db(), 150, 30'000);
+  ASSERT_TRUE(released->has_value());
+  EXPECT_EQ((*released)->id, b);
+  ASSERT_TRUE(mark_sent(db(), b, 1).ok());
+  ASSERT_TRUE(release_claim(db(), b, 0).ok());  // a sent action stays sent
+  EXPECT_EQ((*outbox_row(db(), b))->state, OutboxState::sent);
+}
+
+TEST(BotStoreConcurrency, RacingSendersClaimEachActionOnce) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("perftriage-claim-race-" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(path);
+  const std::string db = testing_support::test_db_file(path.string());
+  constexpr int kActions = 60;
+  {
+    auto s = Store::open(db);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    for (int i = 0; i < kActions; ++i) {
+      ASSERT_TRUE(schema::enqueue(s->db(), {"o/r", i + 1, OutboxKind::add_labels, {}}, OutboxState::pending, 0).ok());
+    }
+  }
+  std::mutex mutex;
+  std::vector<std::int64_t> claimed;
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      auto s = Store::open(db);
+      if (!s) {
+        ++errors;
+        return;
+      }
+      for (;;) {
+        auto row = claim_due(s->db(), 1000, 1LL << 50);
+        if (!row) {
+          ++errors;
+          continue;
+        }
+        if (!*row) return;
+        std::lock_guard lock(mutex);
+        claimed.push_back((*row)->id);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+  EXPECT_EQ(errors, 0);
+  std::sort(claimed.begin(), claimed.end());
+  EXPECT_EQ(claimed.size(), static_cast<std::size_t>(kActions));
+  EXPECT_EQ(std::adjacent_find(claimed.begin(), claimed.end()), claimed.end()) << "an action was claimed twice";
 }
 
 TEST_F(BotStoreTest, PendingActionIsDueInOrder) {

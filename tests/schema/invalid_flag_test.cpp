@@ -9,6 +9,7 @@
 #include "schema/blob_codec.hpp"
 #include "schema/migrations_embedded.hpp"
 #include "schema/store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -28,7 +29,7 @@ ingest::ResultRow perf_row(std::string model, double speedup, std::int64_t batch
 }
 
 TEST(InvalidFlag, StoredWithoutASpeedupSoNoQueryCountsItSlowOrPassing) {
-  auto s = Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s) << s.error().message;
   auto& store = *s;
   auto run = ensure_run(store.db(), {"r", "BMG", "xpu", "", "", "2026-01-01T00:00:00Z", {}, "{}"});

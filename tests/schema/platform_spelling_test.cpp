@@ -12,6 +12,7 @@
 #include "schema/history_store.hpp"
 #include "schema/migrations_embedded.hpp"
 #include "schema/store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -33,7 +34,7 @@ ingest::ResultRow perf_row(std::string model, double speedup) {
 class PlatformSpelling : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }

@@ -4,6 +4,7 @@
 #include "schema/migrate.hpp"
 #include "schema/migrations_embedded.hpp"
 #include "schema/store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -33,7 +34,7 @@ ingest::ResultRow acc_row(std::string model, std::string status, std::int64_t li
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }
@@ -69,10 +70,9 @@ const ingest::Axes kPerf{"huggingface", "bfloat16", "inference", "performance", 
 const ingest::Axes kAcc{"huggingface", "bfloat16", "inference", "accuracy", "xpu", ""};
 
 TEST_F(StoreTest, MigratesToLatestVersionAndReopenIsIdempotent) {
-  auto st = Statement::prepare(store_->db(), "PRAGMA user_version");
-  ASSERT_TRUE(st);
-  ASSERT_TRUE(*st->step());
-  EXPECT_EQ(st->int64(0), latest_schema_version());
+  auto version = schema_version(store_->db());
+  ASSERT_TRUE(version) << version.error().message;
+  EXPECT_EQ(*version, latest_schema_version());
   EXPECT_GE(latest_schema_version(), 1);
   auto again = migrate(store_->db());
   ASSERT_TRUE(again);

@@ -15,6 +15,7 @@
 #include "schema/retention_store.hpp"
 #include "schema/run_delete.hpp"
 #include "schema/store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -149,7 +150,7 @@ TEST(StoreV2, MigrationCarriesADatabaseMadeByTheSchemaBefore) {
 class StoreV2Store : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }

@@ -10,6 +10,7 @@
 #include "schema/audit_store.hpp"
 #include "schema/store.hpp"
 #include "schema/token_store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -17,7 +18,7 @@ namespace {
 class TokenStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }
@@ -34,9 +35,12 @@ class TokenStoreTest : public ::testing::Test {
   }
   // Every byte of every column of api_tokens, as text.
   std::string table_bytes() {
-    auto st = Statement::prepare(store_->db(),
-                                 "SELECT name || token_id || hex(salt) || hex(hash) || salt || hash || scopes FROM "
-                                 "api_tokens");
+    auto st = Statement::prepare(
+        store_->db(),
+        dialect_sql(
+            store_->db(), "SELECT name || token_id || hex(salt) || hex(hash) || salt || hash || scopes FROM api_tokens",
+            "SELECT name || token_id || encode(salt, 'hex') || encode(hash, 'hex') || encode(salt, 'escape') || "
+            "encode(hash, 'escape') || scopes FROM api_tokens"));
     EXPECT_TRUE(st);
     std::string all;
     while (true) {
@@ -73,7 +77,7 @@ TEST_F(TokenStoreTest, TheSecretIsNeverStored) {
   create("b", {"admin"});
   auto st = Statement::prepare(store_->db(),
                                "SELECT count(DISTINCT salt), count(DISTINCT hash), "
-                               "length(salt), length(hash) FROM api_tokens");
+                               "max(length(salt)), max(length(hash)) FROM api_tokens");
   ASSERT_TRUE(st);
   ASSERT_TRUE(*st->step());
   EXPECT_EQ(st->int64(0), 2);
@@ -219,7 +223,7 @@ TEST(TokenLifetime, UnitsAndNever) {
 }
 
 TEST(AuditLog, AppendsAndListsNewestFirst) {
-  auto s = Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s);
   ASSERT_TRUE(append_audit(s->db(), "cli:alice", "token.create", "ci", R"({"scopes":["upload"]})"));
   ASSERT_TRUE(append_audit(s->db(), "cli:alice", "token.revoke", "ci", ""));

@@ -6,6 +6,7 @@
 
 #include "schema/store.hpp"
 #include "schema/tracker_store.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 class TrackerStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_.emplace(std::move(*s));
   }

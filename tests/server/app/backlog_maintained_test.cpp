@@ -13,6 +13,7 @@
 #include "schema/history_store.hpp"
 #include "server/app/ingest_service.hpp"
 #include "tests/support/backlog_check.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -27,7 +28,7 @@ class MaintainedBacklog : public ::testing::TestWithParam<bool> {};
 
 TEST_P(MaintainedBacklog, EqualsTheRecomputedBacklog) {
   const bool shuffled = GetParam();
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   std::mt19937 rng(shuffled ? 99 : 7);
   constexpr int kRuns = 24;
@@ -49,7 +50,7 @@ TEST_P(MaintainedBacklog, EqualsTheRecomputedBacklog) {
 INSTANTIATE_TEST_SUITE_P(ArrivalOrder, MaintainedBacklog, ::testing::Values(false, true));
 
 TEST(MaintainedBacklogRebuild, ExistingDataIsReplayedWhenTheMigrationAsksForIt) {
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   std::mt19937 rng(3);
   for (int run = 0; run < 8; ++run) {

@@ -5,6 +5,7 @@
 #include "schema/artifact_store.hpp"
 #include "schema/blob_codec.hpp"
 #include "server/app/case_findings.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -134,7 +135,7 @@ TEST(SlowTableWithFindings, AddsALastColumnAndKeepsEveryOtherByte) {
 }
 
 TEST(FindingsForRun, GroupsFindingsByCaseAndMatchesRowsOfTheirRun) {
-  auto s = schema::Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s);
   auto& db = s->db();
   model::RunMeta meta;

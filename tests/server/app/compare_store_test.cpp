@@ -13,6 +13,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -35,7 +36,7 @@ server::UploadMeta meta(const std::string& run, const std::string& torch, const 
 class CompareStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = schema::Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
     ingest("bmg-2.12", "2.12.0+xpu", "2026-01-01T00:00:00Z", {"release-2.12"}, "compare/base");
@@ -185,7 +186,7 @@ TEST_F(CompareStoreTest, BacklogAcrossRuns) {
 }
 
 TEST(SlowReportStore, SeedRunGivesTheSeedIssue) {
-  auto s = schema::Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s);
   auto m = meta("bmg-release-2.12", "2.12.0+xpu", "2026-05-01T00:00:00Z", {"release-2.12"});
   m.environment_json = R"({"os":"Ubuntu 24.04 LTS","intel-opencl-icd":"26.05.37020.3","libze-dev":"1.27.0"})";

@@ -6,6 +6,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -21,7 +22,7 @@ constexpr std::string_view kHeader16 =
 class IngestServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = schema::Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }

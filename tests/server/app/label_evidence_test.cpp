@@ -7,6 +7,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/app/label_evidence.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -18,7 +19,7 @@ const char* kSeedTitle = "[BMG] PyTorch 2.12 performance cases where inductor is
 class LabelEvidence : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = schema::Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_.emplace(std::move(*s));
     auto t = lb::load_taxonomy("torch-xpu-ops");

@@ -6,6 +6,7 @@
 
 #include "server/app/ingest_service.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -20,7 +21,7 @@ struct Expected {
 
 TEST(SharedData, TritonPerformanceFilesGiveProvenanceCounts) {
   if (!std::filesystem::exists(kShared)) GTEST_SKIP() << "no ../shared/data beside the checkout";
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   for (const Expected& e :
        {Expected{"github__workflows__torchinductor__data__huggingface.csv", "huggingface", 36, 4, 0},
@@ -42,7 +43,7 @@ TEST(SharedData, TritonPerformanceFilesGiveProvenanceCounts) {
 
 TEST(SharedData, EveryReferenceFileIsRecognisedWithoutExplicitAxes) {
   if (!std::filesystem::exists(kShared)) GTEST_SKIP() << "no ../shared/data beside the checkout";
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   int seen = 0;
   for (const auto& dir : {"intel__torch-xpu-ops", "pytorch__pytorch"}) {

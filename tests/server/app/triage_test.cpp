@@ -10,6 +10,7 @@
 #include "schema/triage_store.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/slow_report.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -22,7 +23,7 @@ constexpr const char* kHeader =
 class Triage : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = schema::Store::open(":memory:");
+    auto s = testing_support::open_test_store();
     ASSERT_TRUE(s) << s.error().message;
     store_.emplace(std::move(*s));
   }

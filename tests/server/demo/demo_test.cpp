@@ -10,6 +10,7 @@
 #include "schema/store.hpp"
 #include "server/demo/demo_data.hpp"
 #include "server/app/ingest_service.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -48,21 +49,21 @@ void expect_refused(schema::Store& store) {
 }
 
 TEST(Demo, RefusesADatabaseWithANonDemoRunAndStoresNothing) {
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   ingest_one(*store, "bmg-ci-20260901");
   expect_refused(*store);
 }
 
 TEST(Demo, ARealRunWithADemoKeyIsNotADemoRun) {
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   ingest_one(*store, "bmg-release-2.12", "0123456789ab");  // the demo's first key, another commit
   expect_refused(*store);
 }
 
 TEST(Demo, EveryOutboxRowIsDryRunAndReloadingIsAccepted) {
-  auto store = schema::Store::open(":memory:");
+  auto store = testing_support::open_test_store();
   ASSERT_TRUE(store);
   auto added = load_demo_data(*store);
   ASSERT_TRUE(added) << added.error().message;

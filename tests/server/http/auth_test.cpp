@@ -11,6 +11,7 @@
 #include "server/app/app_context.hpp"
 #include "server/http/auth.hpp"
 #include "server/routes/routes.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -21,7 +22,7 @@ class AuthTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-auth-" + std::to_string(getpid()) + "-" +
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-    settings_.db_path = (dir_ / "db.sqlite").string();
+    settings_.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
   }
   void TearDown() override {
     app_.reset();

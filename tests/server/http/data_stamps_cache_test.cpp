@@ -18,6 +18,7 @@
 #include "server/http/response_cache.hpp"
 #include "server/routes/routes.hpp"
 #include "tests/support/route_call.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -30,7 +31,7 @@ class DataStampsCache : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-stamps-" + std::to_string(getpid()) + "-" +
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-    settings_.db_path = (dir_ / "db.sqlite").string();
+    settings_.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
     app_ = std::make_unique<AppContext>(settings_);
     router_ = make_router();
     ingest(*app_, "bmg-0", "BMG", "2026-01-01T00:00:00Z", {});

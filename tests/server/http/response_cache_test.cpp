@@ -17,6 +17,7 @@
 #include "schema/token_store.hpp"
 #include "server/app/app_context.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -288,7 +289,7 @@ class GenerationTest : public ::testing::Test {
 
 TEST_F(GenerationTest, MovesOnAWriteThroughAnotherConnection) {
   Settings settings;
-  settings.db_path = dir_.file("db.sqlite");
+  settings.db_path = testing_support::test_db_file(dir_.file("db.sqlite"));
   AppContext app(settings);
   {
     auto store = app.store();  // migrates the new file
@@ -332,7 +333,7 @@ TEST_F(GenerationTest, UnknownForAnInMemoryDatabase) {
 
 TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
   Settings settings;
-  settings.db_path = dir_.file("db.sqlite");
+  settings.db_path = testing_support::test_db_file(dir_.file("db.sqlite"));
   AppContext app(settings);
   ASSERT_TRUE(app.store());
   ResponseCache cache(1 << 20);
@@ -368,7 +369,7 @@ TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
 
 TEST_F(GenerationTest, ConcurrentMissesOfOneKeyComputeItOnce) {
   Settings settings;
-  settings.db_path = dir_.file("db.sqlite");
+  settings.db_path = testing_support::test_db_file(dir_.file("db.sqlite"));
   AppContext app(settings);
   ASSERT_TRUE(app.store());
   ResponseCache cache(1 << 20);

@@ -14,6 +14,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
 #include "server/routes/routes.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -45,7 +46,7 @@ class UploadLimitsTest : public ::testing::Test {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
-    settings.db_path = (dir_ / "db.sqlite").string();
+    settings.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
     settings.unpack.max_parts = 4;
     app_ = std::make_unique<AppContext>(settings);
   }
@@ -164,7 +165,7 @@ TEST_F(UploadLimitsTest, MultipartWithMorePartsThanTheLimitIs413) {
 }
 
 TEST(IngestFiles, BorrowedAndOwnedBytesGiveTheSameRowsAndDuplicatesStillCount) {
-  auto s = schema::Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s) << s.error().message;
   UploadMeta meta;
   meta.run = "r";
@@ -190,7 +191,7 @@ TEST(IngestFiles, BorrowedAndOwnedBytesGiveTheSameRowsAndDuplicatesStillCount) {
 }
 
 TEST(IngestFiles, ManyPathsAreCheckedForDuplicatesInLinearTime) {
-  auto s = schema::Store::open(":memory:");
+  auto s = testing_support::open_test_store();
   ASSERT_TRUE(s) << s.error().message;
   UploadMeta meta;
   meta.run = "r";

@@ -13,6 +13,7 @@
 #include "tests/support/gzip_helper.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/route_call.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -40,7 +41,7 @@ class ArtifactRoutesTest : public ::testing::Test {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
-    settings.db_path = (dir_ / "db.sqlite").string();
+    settings.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
     {
       auto store = schema::Store::open(settings.db_path);
       ASSERT_TRUE(store) << store.error().message;

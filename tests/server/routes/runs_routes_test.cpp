@@ -9,6 +9,7 @@
 #include "server/app/ingest_service.hpp"
 #include "server/routes/routes.hpp"
 #include "tests/support/route_call.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -22,7 +23,7 @@ class RunsRoutesTest : public ::testing::Test {
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
     Settings settings;
-    settings.db_path = (dir_ / "db.sqlite").string();
+    settings.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
     app_ = std::make_unique<AppContext>(settings);
     router_ = make_router();
     auto store = app_->store();
