@@ -3,10 +3,10 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <cctype>
 #include <cstdio>
 #include <tuple>
 
+#include "common/strings.hpp"
 #include "schema/migrate.hpp"
 
 namespace perftriage::schema {
@@ -32,11 +32,12 @@ struct Column {
   Type type;
 };
 
-Type type_of(std::string declared) {
-  for (auto& c : declared) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (declared.find("INT") != std::string::npos) return Type::integer;
-  if (declared.find("REAL") != std::string::npos || declared.find("DOUB") != std::string::npos) return Type::real;
-  if (declared.find("BLOB") != std::string::npos) return Type::blob;
+// SQLite's type affinity rules, as far as the schema's declared types need them.
+Type type_of(std::string_view declared) {
+  const std::string type = lower(declared);
+  if (type.find("int") != std::string::npos) return Type::integer;
+  if (type.find("real") != std::string::npos || type.find("doub") != std::string::npos) return Type::real;
+  if (type.find("blob") != std::string::npos) return Type::blob;
   return Type::text;
 }
 
@@ -51,6 +52,10 @@ std::string column_list(const std::vector<Column>& columns) {
   std::string out;
   for (const auto& c : columns) out += (out.empty() ? "" : ", ") + c.name;
   return out;
+}
+
+std::string select_all(std::string_view table, const std::vector<Column>& columns) {
+  return "SELECT " + column_list(columns) + " FROM " + std::string(table);
 }
 
 // One value as the same bytes on both sides: integers in decimal, reals in their shortest exact form, text and
@@ -77,7 +82,7 @@ void append_value(std::string& row, const Statement& st, int i, Type type) {
 // rows, and the sum (mod 2^64, per 64-bit lane) of each row's SHA-256: the same whatever order the rows come in.
 Result<std::pair<std::int64_t, std::string>> checksum(Database& db, std::string_view table,
                                                       const std::vector<Column>& columns) {
-  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT " + column_list(columns) + " FROM " + std::string(table)));
+  PT_ASSIGN(auto st, Statement::prepare(db, select_all(table, columns)));
   std::array<std::uint64_t, 4> sum{};
   std::int64_t rows = 0;
   std::string row;
@@ -104,7 +109,7 @@ Result<std::pair<std::int64_t, std::string>> checksum(Database& db, std::string_
 }
 
 Result<void> copy_table(Database& from, Database& to, std::string_view table, const std::vector<Column>& columns) {
-  PT_ASSIGN(auto read, Statement::prepare(from, "SELECT " + column_list(columns) + " FROM " + std::string(table)));
+  PT_ASSIGN(auto read, Statement::prepare(from, select_all(table, columns)));
   std::string params;
   for (std::size_t i = 1; i <= columns.size(); ++i) params += (i > 1 ? ", ?" : "?") + std::to_string(i);
   PT_ASSIGN(auto write, Statement::prepare(to, "INSERT INTO " + std::string(table) + "(" + column_list(columns) +

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/strings.hpp"
+
 namespace perftriage::schema {
 namespace {
 
@@ -135,9 +137,8 @@ Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& u
   PGconn* raw = PQconnectdb(url.c_str());
   std::unique_ptr<PgConnection> conn(new PgConnection(raw));
   if (!raw || PQstatus(raw) != CONNECTION_OK) {
-    std::string why = raw ? PQerrorMessage(raw) : "out of memory";
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    return make_error(ErrorKind::internal, "db_open", "cannot connect to PostgreSQL: " + why);
+    const std::string_view why = raw ? PQerrorMessage(raw) : "out of memory";
+    return make_error(ErrorKind::internal, "db_open", "cannot connect to PostgreSQL: " + std::string(trim(why)));
   }
   PQsetNoticeProcessor(raw, ignore_notice, nullptr);
   // UTC timestamps and UTF-8 text whatever the server's defaults; warnings not sent at all.
@@ -157,8 +158,8 @@ bool PgConnection::in_transaction() const noexcept { return PQtransactionStatus(
 
 Error PgConnection::error(std::string_view what, const PGresult* res) const {
   const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-  std::string msg = std::string(what) + ": " + (res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
-  while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+  const std::string msg =
+      std::string(what) + ": " + std::string(trim(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_)));
   const std::string_view code = state ? state : "";
   if (code == "23505") return make_error(ErrorKind::conflict, "constraint", msg);  // unique_violation
   // serialization_failure, deadlock_detected, lock_not_available: another writer won; try again.
@@ -249,12 +250,8 @@ namespace {
 constexpr std::string_view kBumpInStatement = "WITH pt_generation_bump AS (UPDATE pt_generation SET n = n + 1) ";
 
 bool is_write(std::string_view sql) {
-  const auto start = sql.find_first_not_of(" \t\n");
-  if (start == std::string_view::npos) return false;
-  auto word = sql.substr(start, 6);
-  std::string upper(word);
-  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return upper == "INSERT" || upper == "UPDATE" || upper == "DELETE";
+  const std::string_view text = trim(sql);
+  return istarts_with(text, "INSERT") || istarts_with(text, "UPDATE") || istarts_with(text, "DELETE");
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ std::optional<DataView> AppContext::data_view() {
   }
   // The watcher holds the file open now. Its first look reports a change: the next call asks SQLite once more,
   // with the header read before it.
-  if (!probe_) {
+  if (!probe_ && watcher_->dialect() == schema::Dialect::sqlite) {  // PostgreSQL has no file to probe
     if (auto opened = schema::WalIndexProbe::open(path)) probe_.emplace(std::move(*opened));
   }
   if (generation_ == 0 || *version != last_version_) {

@@ -10,6 +10,7 @@
 
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
@@ -111,10 +112,8 @@ TEST_F(BotStoreTest, AClaimedActionIsNobodyElsesUntilItsLeaseEnds) {
 }
 
 TEST(BotStoreConcurrency, RacingSendersClaimEachActionOnce) {
-  const auto path =
-      std::filesystem::temp_directory_path() / ("perftriage-claim-race-" + std::to_string(getpid()) + ".db");
-  std::filesystem::remove(path);
-  const std::string db = testing_support::test_db_file(path.string());
+  const testing::TempDir dir("perftriage-claim-race");
+  const std::string db = testing_support::test_db_file(dir.file("db.sqlite"));
   constexpr int kActions = 60;
   {
     auto s = Store::open(db);
@@ -147,9 +146,6 @@ TEST(BotStoreConcurrency, RacingSendersClaimEachActionOnce) {
     });
   }
   for (auto& t : threads) t.join();
-  std::filesystem::remove(path);
-  std::filesystem::remove(path.string() + "-wal");
-  std::filesystem::remove(path.string() + "-shm");
   EXPECT_EQ(errors, 0);
   std::sort(claimed.begin(), claimed.end());
   EXPECT_EQ(claimed.size(), static_cast<std::size_t>(kActions));

@@ -1,9 +1,6 @@
 // perftriage migrate's copy (schema/copy_store.hpp): a SQLite database into PostgreSQL, checked table by table.
 // Needs the test server: it runs among the `pg:` tests and is skipped in the SQLite-only run.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <filesystem>
 
 #include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
@@ -11,6 +8,7 @@
 #include "schema/copy_store.hpp"
 #include "schema/store.hpp"
 #include "schema/token_store.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
@@ -56,21 +54,15 @@ class CopyStore : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!testing_support::on_postgres()) GTEST_SKIP() << "needs the PostgreSQL test server (the pg: tests)";
-    path_ = std::filesystem::temp_directory_path() / ("perftriage-copy-" + std::to_string(::getpid()) + ".sqlite");
-    std::filesystem::remove(path_);
-    auto from = Store::open(path_.string());
+    auto from = Store::open(dir_.file("source.sqlite"));
     ASSERT_TRUE(from) << from.error().message;
     from_.emplace(std::move(*from));
     auto to = testing_support::open_test_store();
     ASSERT_TRUE(to) << to.error().message;
     to_.emplace(std::move(*to));
   }
-  void TearDown() override {
-    from_.reset();
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_.string() + suffix);
-  }
-  std::filesystem::path path_;
-  std::optional<Store> from_, to_;
+  testing::TempDir dir_{"perftriage-copy"};
+  std::optional<Store> from_, to_;  // after dir_: closed before it is removed
 };
 
 TEST_F(CopyStore, EveryTableArrivesTheSameAndTheCopyWorksAsAStore) {

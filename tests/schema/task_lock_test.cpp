@@ -1,20 +1,17 @@
 // A periodic task on one replica at a time (schema/task_lock.hpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <filesystem>
 
 #include "schema/store.hpp"
 #include "schema/task_lock.hpp"
+#include "tests/support/files.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
 
 TEST(TaskLock, OneReplicaAtATimeOnPostgresAlwaysOnSqlite) {
-  const auto path = std::filesystem::temp_directory_path() / ("perftriage-task-" + std::to_string(::getpid()) + ".db");
-  std::filesystem::remove(path);
-  const std::string db = testing_support::test_db_file(path.string());
+  const testing::TempDir dir("perftriage-task-lock");
+  const std::string db = testing_support::test_db_file(dir.file("db.sqlite"));
   auto a = Store::open(db);
   auto b = Store::open(db);
   ASSERT_TRUE(a && b);
@@ -32,7 +29,6 @@ TEST(TaskLock, OneReplicaAtATimeOnPostgresAlwaysOnSqlite) {
   auto after = TaskLock::try_take(b->db(), "retention");  // the first one gave it back
   ASSERT_TRUE(after);
   EXPECT_TRUE(after->held());
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
 }  // namespace
