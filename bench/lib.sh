@@ -105,11 +105,13 @@ bench_db_stats() {
   return 0
 }
 
-# bench_serve DB: starts `perftriage serve` on a free port; sets PT_PID, PT_BASE (http://127.0.0.1:PORT), PT_START_MS.
+# bench_serve DB [LOG]: starts `perftriage serve` on a free port (DB: a SQLite file or a postgresql:// URL), its
+# output to LOG (default $BENCH_TMP/serve.log; one per server when several run); sets PT_PID, PT_BASE
+# (http://127.0.0.1:PORT), PT_START_MS.
 PT_PID=""
 bench_serve() {
   local db=$1 t0 _
-  PT_LOG=$BENCH_TMP/serve.log
+  PT_LOG=${2:-$BENCH_TMP/serve.log}
   t0=$(bench_now)
   # shellcheck disable=SC2086  # SERVE_ARGS is a list of flags
   PERFTRIAGE_SERVER_ACCESS_LOG=${ACCESS_LOG:-true} "$BIN" serve --db "$db" --listen 127.0.0.1:0 ${SERVE_ARGS:-} \
@@ -258,7 +260,8 @@ print(len(ok), len(rows) - len(ok), round(statistics.median(ok)) if ok else "-")
   return 0
 }
 
-# bench_delete_uploaded DB: deletes the runs this benchmark stored (at exit, for BENCH_DB), unless KEEP_UPLOADS=1.
+# bench_delete_uploaded DB: deletes the runs this benchmark stored (the keys in $BENCH_UPLOADED; at exit, for
+# BENCH_DB), unless KEEP_UPLOADS=1. DB is a SQLite file or a postgresql:// URL.
 bench_delete_uploaded() {
   local db=$1 key n=0
   [ "${KEEP_UPLOADS:-0}" = 1 ] && return 0

@@ -4,10 +4,13 @@
 # files, in the same run (issue 13). Target per call: >= 0.5x nginx's req/s, p99 < 50 ms, 0 errors. The targets are
 # reported, not asserted: the script fails only when something cannot be set up.
 #   bench/load.sh [DB]            (default /tmp/perftriage-load.sqlite, generated when missing, reused as is after)
-# Env: DB (the same as the argument), PLATFORMS / RUNS / MODELS (generator size, default 3 x 70 nightlies x 170
-#      models: 210 nightlies, 2.14M rows), DURATION (seconds of wrk per call and server, default 10), CONNECTIONS (64),
-#      THREADS (wrk threads, 2), UPLOADERS (4), NGINX_WORKERS (2), and bench/lib.sh's BUILD, PERFTRIAGE,
-#      KEEP_UPLOADS, ACCESS_LOG, SERVE_ARGS. wrk and nginx-light come from scripts/install-bench-deps.sh when missing.
+#   bench/load.sh --db postgresql://...   (or --db pg, or PG=1: a throwaway server): SQLite against PostgreSQL with 1
+#                                 and 3 replicas, the same calls and uploads, one table (bench/load_pg.sh says how)
+# Env: DB (the same as the argument; the SQLite file also with --db postgresql://...), PLATFORMS / RUNS / MODELS
+#      (generator size, default 3 x 70 nightlies x 170 models: 210 nightlies, 2.14M rows), DURATION (seconds of wrk
+#      per call and server, default 10), CONNECTIONS (64), THREADS (wrk threads, 2), UPLOADERS (4), NGINX_WORKERS
+#      (2), and bench/lib.sh's BUILD, PERFTRIAGE, KEEP_UPLOADS, ACCESS_LOG, SERVE_ARGS. wrk and nginx-light come
+#      from scripts/install-bench-deps.sh when missing.
 # Each call's body is fetched once with curl (no Accept-Encoding, as wrk sends none: the identity bytes) and nginx
 # serves that file. ENCODING=gzip measures the way a browser asks instead: wrk and curl send
 # `Accept-Encoding: gzip`, and nginx serves perftriage's answer as it came: a gzip one from /gz/ with
@@ -21,7 +24,31 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 
-DB=${1:-${DB:-/tmp/perftriage-load.sqlite}}
+# Arguments: [--db URL|PATH] [PATH]. A postgresql:// (postgres://) URL, or "pg" (a throwaway PostgreSQL started by
+# tools/pg_test_server.sh), selects the comparison with PostgreSQL; a path is the SQLite file, as the positional DB.
+PG_URL=""
+case ${PG:-} in
+  "" | 0) ;;
+  1 | pg) PG_URL=pg ;;
+  postgres://* | postgresql://*) PG_URL=$PG ;;
+  *) bench_die "PG is 1 or a postgresql:// URL, not $PG" ;;
+esac
+db_arg=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --db) [ $# -ge 2 ] || bench_die "--db needs a SQLite path, a postgresql:// URL or pg"; db_value=$2; shift 2 ;;
+    --db=*) db_value=${1#--db=}; shift ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+    -*) bench_die "unknown option $1 (bench/load.sh [--db URL|PATH] [PATH])" ;;
+    *) db_value=$1; shift ;;
+  esac
+  case $db_value in
+    postgres://* | postgresql://*) PG_URL=$db_value ;;
+    pg) PG_URL=pg ;;
+    *) db_arg=$db_value ;;
+  esac
+done
+DB=${db_arg:-${DB:-/tmp/perftriage-load.sqlite}}
 PLATFORMS=${PLATFORMS:-3}
 RUNS=${RUNS:-70}
 MODELS=${MODELS:-170}
@@ -112,6 +139,12 @@ cache_lookups() {
   curl -fs "$PT_BASE/metrics" | awk '/^perftriage_cache_lookups_total\{cache="response",result="hit"\}/ { h = $2 }
     /^perftriage_cache_lookups_total\{cache="response",result="miss"\}/ { m = $2 } END { print h + 0, m + 0 }'
 }
+
+if [ -n "$PG_URL" ]; then
+  # shellcheck source=bench/load_pg.sh
+  source bench/load_pg.sh
+  exit 0
+fi
 
 bench_tools load
 bench_build

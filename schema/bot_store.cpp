@@ -14,15 +14,20 @@ constexpr std::string_view kInsertDelivery =
     "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at) VALUES(?1, ?2, ?3, ?4) "
     "ON CONFLICT(delivery_id) DO NOTHING";
 constexpr std::string_view kClaimDelivery =
-    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload) "
-    "VALUES(?1, ?2, ?3, ?4, 'processing', 1, ?5) ON CONFLICT(delivery_id) DO NOTHING";
-constexpr std::string_view kDeliveryState = "SELECT state, attempts FROM webhook_deliveries WHERE delivery_id = ?1";
+    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload, lease_until) "
+    "VALUES(?1, ?2, ?3, ?4, 'processing', 1, ?5, ?6) ON CONFLICT(delivery_id) DO NOTHING";
+constexpr std::string_view kDeliveryState =
+    "SELECT state, attempts, lease_until FROM webhook_deliveries WHERE delivery_id = ?1";
 constexpr std::string_view kRetryDelivery =
-    "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, ?2) WHERE delivery_id = ?1";
+    "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, ?2), lease_until = ?3 "
+    "WHERE delivery_id = ?1";
 constexpr std::string_view kFinishDelivery =
     "UPDATE webhook_deliveries SET state = 'done', payload = NULL, last_error = '' "
     "WHERE delivery_id = ?1 AND state = 'processing'";
-constexpr std::string_view kDeliveryError = "UPDATE webhook_deliveries SET last_error = ?2 WHERE delivery_id = ?1";
+constexpr std::string_view kDeliveryError =
+    "UPDATE webhook_deliveries SET last_error = ?2, lease_until = 0 WHERE delivery_id = ?1";
+constexpr std::string_view kReleaseDeliveryLeases =
+    "UPDATE webhook_deliveries SET lease_until = 0 WHERE state = 'processing' AND lease_until <> 0";
 constexpr std::string_view kQuarantineDelivery =
     "UPDATE webhook_deliveries SET state = 'quarantined', last_error = ?2 WHERE delivery_id = ?1";
 constexpr std::string_view kSelectDeliveries =
@@ -186,6 +191,7 @@ std::string_view to_string(DeliveryClaim claim) {
     case DeliveryClaim::retry: return "retry";
     case DeliveryClaim::duplicate: return "duplicate";
     case DeliveryClaim::quarantined: return "quarantined";
+    case DeliveryClaim::in_progress: return "in_progress";
   }
   return "fresh";
 }
@@ -198,9 +204,11 @@ json to_json(const DeliveryRow& row) {
 }
 
 Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id, std::string_view event,
-                                     std::string_view action, std::string_view payload, std::int64_t max_attempts) {
+                                     std::string_view action, std::string_view payload, const DeliveryLease& lease) {
+  const std::int64_t until = lease.now_ms + lease.lease_ms;
   PT_ASSIGN(auto insert, Statement::prepare(db, kClaimDelivery));
-  insert.bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601()).bind(5, payload);
+  insert.bind(1, delivery_id).bind(2, event).bind(3, action).bind(4, now_iso8601()).bind_blob(5, payload);
+  insert.bind(6, until);
   PT_TRY(insert.run());
   if (db.changes() == 1) return DeliveryClaim::fresh;
   PT_ASSIGN(auto st, Statement::prepare(db, kDeliveryState));
@@ -211,14 +219,20 @@ Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id,
   const std::int64_t attempts = st.int64(1);
   if (state == "done") return DeliveryClaim::duplicate;
   if (state == "quarantined") return DeliveryClaim::quarantined;
-  if (attempts >= max_attempts) {
+  if (st.int64(2) > lease.now_ms) return DeliveryClaim::in_progress;
+  if (attempts >= lease.max_attempts) {
     PT_TRY(quarantine_delivery(db, delivery_id, "not finished after " + std::to_string(attempts) + " attempts"));
     return DeliveryClaim::quarantined;
   }
   PT_ASSIGN(auto retry, Statement::prepare(db, kRetryDelivery));
-  retry.bind(1, delivery_id).bind(2, payload);
+  retry.bind(1, delivery_id).bind_blob(2, payload).bind(3, until);
   PT_TRY(retry.run());
   return DeliveryClaim::retry;
+}
+
+Result<void> release_delivery_leases(Database& db) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kReleaseDeliveryLeases));
+  return st.run();
 }
 
 Result<bool> finish_delivery(Database& db, std::string_view delivery_id) {
@@ -244,7 +258,7 @@ Result<std::vector<DeliveryRow>> list_deliveries(Database& db, std::string_view 
   PT_ASSIGN(auto st, Statement::prepare(db, kSelectDeliveries));
   st.bind(1, state).bind(2, limit);
   return collect<DeliveryRow>(st, [](const Statement& s) {
-    return DeliveryRow{s.text(0), s.text(1), s.text(2), s.text(3), s.int64(4), s.text(5), s.text(6), s.text(7)};
+    return DeliveryRow{s.text(0), s.text(1), s.text(2), s.text(3), s.int64(4), s.blob(5), s.text(6), s.text(7)};
   });
 }
 

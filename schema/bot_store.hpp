@@ -50,6 +50,7 @@ enum class DeliveryClaim {
   retry,        // recorded before and never finished (the process died, or it failed): process it once more
   duplicate,    // already done: answer without doing anything
   quarantined,  // given up on: answer without doing anything
+  in_progress,  // another request (another replica) holds its lease and is processing it: answer, do nothing
 };
 std::string_view to_string(DeliveryClaim claim);
 
@@ -78,12 +79,24 @@ nlohmann::json to_json(const LabeledIssue& issue);
 // One atomic INSERT ... ON CONFLICT DO NOTHING: false when this delivery was seen before.
 Result<bool> record_delivery(Database& db, std::string_view delivery_id, std::string_view event,
                              std::string_view action);
-// Records a delivery as 'processing' with its payload (commit this before processing it). A delivery seen before
-// and not finished counts one more attempt; past `max_attempts` it is quarantined instead.
+// How claim_delivery leases a delivery to its caller: until now_ms + lease_ms (unix milliseconds).
+struct DeliveryLease {
+  std::int64_t max_attempts = 2;
+  std::int64_t now_ms = 0;
+  std::int64_t lease_ms = 0;
+};
+// Records a delivery as 'processing' with its payload, leased to the caller (commit this before processing it). A
+// delivery seen before and not finished is `in_progress` while another caller's lease lasts; after that (its
+// process died, or its attempt failed and cleared the lease) it counts one more attempt, and past `max_attempts` it
+// is quarantined instead.
 Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id, std::string_view event,
-                                     std::string_view action, std::string_view payload, std::int64_t max_attempts);
+                                     std::string_view action, std::string_view payload, const DeliveryLease& lease);
+// Clears every processing delivery's lease: a server that is the only process working the database (SQLite) takes
+// over what its killed predecessor left.
+Result<void> release_delivery_leases(Database& db);
 // 'processing' -> 'done', payload dropped. False when it was not 'processing' (another request finished it).
 Result<bool> finish_delivery(Database& db, std::string_view delivery_id);
+// Writes the failed attempt's error beside the delivery and clears its lease (the next redelivery retries).
 Result<void> note_delivery_error(Database& db, std::string_view delivery_id, std::string_view error);
 Result<void> quarantine_delivery(Database& db, std::string_view delivery_id, std::string_view reason);
 Result<std::int64_t> enqueue(Database& db, const NewAction& action, OutboxState initial, std::int64_t now_ms);

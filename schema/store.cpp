@@ -387,39 +387,78 @@ Result<std::int64_t> ResultWriter::case_id(const std::string& model) {
   return *id;
 }
 
-Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
-  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
-  // Every parameter is bound on every row, so rewind() without clearing; text is bound without a copy because
-  // `row` and `extra_text_` outlive the step.
+// Binds one row at parameters base+1 .. base+kResultColumns. Text is bound without a copy: the caller keeps `row`
+// and `extra` alive until the statement has run.
+void ResultWriter::bind_row(Statement& st, int base, std::int64_t case_id, const ingest::ResultRow& row,
+                            const model::RowFlags& f, std::string& extra) {
   const std::optional<double> no_value;
   const auto& speedup = f.invalid ? no_value : row.speedup;  // migrations/006: an invalid row has no speedup
-  Statement& st = st_;
-  st.rewind();
-  st.bind(1, run_id_).bind(2, file_id_).bind(3, case_id).bind(4, row.line).bind_static(5, row.dev);
-  st.bind(6, row.batch_size).bind(7, speedup).bind_static(8, row.speedup_text).bind(9, row.abs_latency_ms);
-  st.bind(10, row.compilation_latency_s).bind(11, row.compression_ratio).bind(12, row.eager_peak_mem_gb);
-  st.bind(13, row.dynamo_peak_mem_gb).bind(14, row.calls_captured).bind(15, row.unique_graphs);
-  st.bind(16, row.graph_breaks).bind(17, row.unique_graph_breaks).bind(18, row.autograd_captures);
-  st.bind(19, row.autograd_compiles).bind(20, row.cudagraph_skips).bind(21, row.fallbacks_to_eager);
-  st.bind_static(22, row.accuracy).bind(23, static_cast<int>(row.short_row));
-  st.bind(24, static_cast<int>(f.failed)).bind(25, static_cast<int>(f.accuracy_failed));
+  const int b = base;
+  st.bind(b + 1, run_id_).bind(b + 2, file_id_).bind(b + 3, case_id).bind(b + 4, row.line).bind_static(b + 5, row.dev);
+  st.bind(b + 6, row.batch_size).bind(b + 7, speedup).bind_static(b + 8, row.speedup_text);
+  st.bind(b + 9, row.abs_latency_ms).bind(b + 10, row.compilation_latency_s).bind(b + 11, row.compression_ratio);
+  st.bind(b + 12, row.eager_peak_mem_gb).bind(b + 13, row.dynamo_peak_mem_gb).bind(b + 14, row.calls_captured);
+  st.bind(b + 15, row.unique_graphs).bind(b + 16, row.graph_breaks).bind(b + 17, row.unique_graph_breaks);
+  st.bind(b + 18, row.autograd_captures).bind(b + 19, row.autograd_compiles).bind(b + 20, row.cudagraph_skips);
+  st.bind(b + 21, row.fallbacks_to_eager)
+      .bind_static(b + 22, row.accuracy)
+      .bind(b + 23, static_cast<int>(row.short_row));
+  st.bind(b + 24, static_cast<int>(f.failed)).bind(b + 25, static_cast<int>(f.accuracy_failed));
   if (row.extra.empty()) {
-    st.bind_null(26);
+    st.bind_null(b + 26);
   } else {
-    json extra = json::object();
-    for (const auto& [name, value] : row.extra) extra[name] = value;
-    extra_text_ = dump_json(extra);
-    st.bind_static(26, extra_text_);
+    json object = json::object();
+    for (const auto& [name, value] : row.extra) object[name] = value;
+    extra = dump_json(object);
+    st.bind_static(b + 26, extra);
   }
-  st.bind(27, static_cast<int>(f.invalid));
-  return st.run();
+  st.bind(b + 27, static_cast<int>(f.invalid));
 }
+
+Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
+  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
+  if (db_->dialect() == Dialect::postgres) {
+    // One round trip per row is what a server database costs: PostgreSQL gets the rows kResultBatch at a time, as
+    // one multi-row INSERT (finish() sends the rest).
+    pending_.push_back({case_id, row, f, {}});
+    if (pending_.size() == kResultBatch) return flush();
+    return {};
+  }
+  // SQLite, in process: one prepared statement stepped per row. Every parameter is bound on every row, so rewind()
+  // without clearing.
+  st_.rewind();
+  bind_row(st_, 0, case_id, row, f, extra_text_);
+  return st_.run();
+}
+
+Result<void> ResultWriter::flush() {
+  if (pending_.empty()) return {};
+  std::string sql(kInsertResult.substr(0, kInsertResult.find("VALUES(") + 6));
+  for (std::size_t r = 0; r < pending_.size(); ++r) {
+    sql += r == 0 ? "(" : ",(";
+    for (int c = 1; c <= kResultColumns; ++c) {
+      sql += (c == 1 ? "?" : ",?") + std::to_string(static_cast<int>(r) * kResultColumns + c);
+    }
+    sql += ')';
+  }
+  PT_ASSIGN(auto st, Statement::prepare(*db_, sql));
+  for (std::size_t r = 0; r < pending_.size(); ++r) {
+    auto& p = pending_[r];
+    bind_row(st, static_cast<int>(r) * kResultColumns, p.case_id, p.row, p.flags, p.extra);
+  }
+  PT_TRY(st.run());
+  pending_.clear();
+  return {};
+}
+
+Result<void> ResultWriter::finish() { return flush(); }
 
 Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
                             const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {
   PT_ASSIGN(auto writer, ResultWriter::open(db, run_id, file_id, axes));
   for (std::size_t i = 0; i < rows.size(); ++i)
     PT_TRY(writer.add(rows[i], i < flags.size() ? flags[i] : model::RowFlags{}));
+  PT_TRY(writer.finish());
   return refresh_run_summary(db, run_id);
 }
 

@@ -47,6 +47,8 @@ class ResultWriter {
  public:
   static Result<ResultWriter> open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
   Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags);
+  // Stores what add() still holds (PostgreSQL batches rows): call it after the last add(), before reading the rows.
+  Result<void> finish();
 
  private:
   ResultWriter(Database& db, Statement st, Statement insert_case, Statement find_case, std::int64_t run_id,
@@ -59,7 +61,18 @@ class ResultWriter {
         file_id_(file_id),
         axes_(std::move(axes)),
         cases_(std::move(cases)) {}
+  static constexpr int kResultColumns = 27;         // the parameters of one row of kInsertResult
+  static constexpr std::size_t kResultBatch = 200;  // rows per INSERT on PostgreSQL (5,400 of its 65,535 parameters)
+  struct Pending {
+    std::int64_t case_id;
+    ingest::ResultRow row;
+    model::RowFlags flags;
+    std::string extra;
+  };
   Result<std::int64_t> case_id(const std::string& model);
+  void bind_row(Statement& st, int base, std::int64_t case_id, const ingest::ResultRow& row, const model::RowFlags& f,
+                std::string& extra);
+  Result<void> flush();
   Database* db_;
   Statement st_;
   Statement insert_case_;
@@ -69,6 +82,7 @@ class ResultWriter {
   ingest::Axes axes_;
   std::unordered_map<std::string, std::int64_t> cases_;  // model -> case id of the group's cases stored before
   std::string extra_text_;
+  std::vector<Pending> pending_;
 };
 
 // The database as the service uses it: opened, migrated to the latest schema, the backlog replayed when a migration

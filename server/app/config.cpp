@@ -306,6 +306,11 @@ const std::vector<Option>& table() {
        .max = 1000, .meaning = "then the outbox action is marked failed (GET /api/v1/outbox?state=failed)",
        .set = [](Settings& s, const Value& v) { s.github.max_attempts = static_cast<int>(integer(v)); },
        .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.github.max_attempts); }},
+      {.section = "github", .key = "claim_lease_ms", .flag = "github-claim-lease-ms", .kind = Kind::integer,
+       .min = 1000, .max = 86400000,
+       .meaning = "PostgreSQL: a replica's claim on an outbox action; a killed replica's action is re-sent after this",
+       .set = [](Settings& s, const Value& v) { s.github.claim_lease_ms = static_cast<long>(integer(v)); },
+       .get = [](const Settings& s) -> Value { return static_cast<std::int64_t>(s.github.claim_lease_ms); }},
       // [retention]
       {.section = "retention", .key = "interval_s", .kind = Kind::number, .min = 0, .max = 2592000,
        .min_exclusive = true, .meaning = "how often the retention task runs",

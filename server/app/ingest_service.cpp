@@ -248,6 +248,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
     PT_ASSIGN(const auto counts, judge_rows(p, meta, [&](const ingest::ResultRow& row, const analyzers::RowVerdict& v) {
                 return writer.add(row, model::RowFlags{v.failed, v.accuracy_failed, v.invalid});
               }));
+    PT_TRY(writer.finish());
     set_counts(s, counts);
     if (p.results.summary.kind == "performance") s.stored_file_id = file_id;
   }

@@ -26,6 +26,9 @@ struct GitHubSettings {
   long request_timeout_ms = 20000;       // a request hanging longer is retried
   long backoff_base_ms = 1000;           // retries wait base * 2^(attempts-1) ...
   long backoff_cap_ms = 15 * 60 * 1000;  // ... at most this
+  // On PostgreSQL, how long a replica's claim on an outbox action lasts before another replica may send it
+  // (server/bot/outbox_worker.hpp); SQLite has one writer process and no lease.
+  long claim_lease_ms = 5 * 60 * 1000;
 };
 
 // Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables

@@ -18,6 +18,7 @@
 #include "schema/blob_codec.hpp"
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
+#include "schema/task_lock.hpp"
 #include "schema/tracking_store.hpp"
 #include "schema/triage_store.hpp"
 #include "server/app/case_findings.hpp"
@@ -501,17 +502,31 @@ void TrackingTask::start() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       lock.unlock();
-      auto pass = run_tracking_pass(app_, unix_ms());
-      if (!pass) {
-        log_("tracking: " + pass.error().message);
-      } else if (pass->actions > 0) {
-        log_(fmt::format("tracking: {} issue(s) rebuilt, {} action(s) queued", pass->evaluated, pass->actions));
-      }
-      if (auto sent = send_notifications(app_, unix_ms()); !sent) log_("tracking: notify: " + sent.error().message);
+      run_once();
       lock.lock();
       wake_.wait_for(lock, std::chrono::milliseconds(poll_ms_), [this] { return stopping_.load(); });
     }
   });
+}
+
+void TrackingTask::run_once() {
+  // One replica at a time on a shared PostgreSQL: two replicas planning the same due change would both queue its
+  // actions, and both would post a due notification. The lock's connection is held for the pass (the pass leases its
+  // own); the others skip this round.
+  auto store = app_.store();
+  if (!store) {
+    log_("tracking: " + store.error().message);
+    return;
+  }
+  auto turn = schema::TaskLock::try_take((*store)->db(), "tracking");
+  if (!turn || !turn->held()) return;
+  auto pass = run_tracking_pass(app_, unix_ms());
+  if (!pass) {
+    log_("tracking: " + pass.error().message);
+  } else if (pass->actions > 0) {
+    log_(fmt::format("tracking: {} issue(s) rebuilt, {} action(s) queued", pass->evaluated, pass->actions));
+  }
+  if (auto sent = send_notifications(app_, unix_ms()); !sent) log_("tracking: notify: " + sent.error().message);
 }
 
 void TrackingTask::stop() {

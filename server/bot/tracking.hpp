@@ -57,6 +57,7 @@ class TrackingTask {
   void stop();
 
  private:
+  void run_once();  // one pass and the due notifications, when this replica holds the task lock
   AppContext& app_;
   std::function<void(const std::string&)> log_;
   std::int64_t poll_ms_;

@@ -104,7 +104,9 @@ Result<schema::DeliveryClaim> claim(schema::Store& store, std::string_view deliv
                                     std::string_view action, std::string_view body) {
   PT_ASSIGN(auto tx, schema::Transaction::begin(store.db()));
   PT_ASSIGN(const auto claimed,
-            schema::claim_delivery(store.db(), delivery, event_name, action, body, kMaxDeliveryAttempts));
+            schema::claim_delivery(
+                store.db(), delivery, event_name, action, body,
+                {.max_attempts = kMaxDeliveryAttempts, .now_ms = unix_ms(), .lease_ms = kDeliveryLeaseMs}));
   PT_TRY(tx.commit());
   return claimed;
 }
@@ -127,13 +129,21 @@ Result<WebhookAnswer> receive_delivery(schema::Store& store, const GitHubSetting
                                        std::string_view event_name, std::string_view body) {
   PT_ASSIGN(const auto parsed, parse(event_name, body, gh));
   PT_ASSIGN(const auto claimed, claim(store, delivery, event_name, parsed.event.action, body));
-  if (claimed == schema::DeliveryClaim::duplicate || claimed == schema::DeliveryClaim::quarantined) {
+  if (claimed != schema::DeliveryClaim::fresh && claimed != schema::DeliveryClaim::retry) {
     return WebhookAnswer{200, {{"status", std::string(schema::to_string(claimed))}, {"delivery", delivery}}};
   }
   return process_or_note(store, gh, delivery, event_name, parsed);
 }
 
 std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, std::ostream& log) {
+  // Only this process works a SQLite file: what its killed predecessor had leased is this one's now. On PostgreSQL
+  // a live lease may be another replica's; that delivery is left to it (or, after the lease, to a redelivery).
+  if (store.db().dialect() == schema::Dialect::sqlite) {
+    auto tx = schema::Transaction::begin(store.db());
+    if (!tx || !schema::release_delivery_leases(store.db()) || !tx->commit()) {
+      log << "perftriage: webhook recovery: could not release the delivery leases\n";
+    }
+  }
   auto unfinished = schema::list_deliveries(store.db(), "processing");
   if (!unfinished) {
     log << "perftriage: webhook recovery: " << unfinished.error().message << "\n";
@@ -143,6 +153,10 @@ std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, s
     auto claimed = claim(store, d.delivery_id, d.event, d.action, d.payload);
     if (!claimed) {
       log << "perftriage: webhook delivery " << d.delivery_id << ": " << claimed.error().message << "\n";
+      continue;
+    }
+    if (*claimed == schema::DeliveryClaim::in_progress) {
+      log << "perftriage: webhook delivery " << d.delivery_id << " is being processed by another replica\n";
       continue;
     }
     if (*claimed != schema::DeliveryClaim::retry) {

@@ -20,6 +20,11 @@ namespace perftriage::server {
 
 constexpr std::size_t kMaxWebhookBytes = 25u << 20;  // GitHub caps payloads at 25 MB
 constexpr std::int64_t kMaxDeliveryAttempts = 2;     // the first try and one retry, then quarantine
+// How long a claimed delivery is its request's alone (schema::claim_delivery): far longer than labeling one issue
+// takes (milliseconds); a copy arriving meanwhile answers "in_progress". When the claimer dies, the delivery waits
+// this long for the next redelivery. Were the processing still running after it, a second copy would process it
+// too, harmlessly: only the first to finish commits (finish_delivery), the other's actions are dropped.
+constexpr std::int64_t kDeliveryLeaseMs = 30 * 1000;
 
 struct WebhookAnswer {
   unsigned status = 200;

@@ -35,6 +35,7 @@ server::WorkerOptions worker_options(const server::GitHubSettings& gh) {
   o.retry.base_ms = gh.backoff_base_ms;
   o.retry.cap_ms = gh.backoff_cap_ms;
   o.min_interval_ms = static_cast<std::int64_t>(gh.min_mutation_interval_s * 1000.0);
+  o.claim_lease_ms = gh.claim_lease_ms;
   return o;
 }
 

@@ -50,6 +50,47 @@ TEST_F(BotStoreTest, FirstDeliveryIsNewARedeliveryIsNot) {
   EXPECT_TRUE(*other);
 }
 
+// A webhook body is JSON with backslash escapes and any bytes GitHub sent; it is kept as it came, byte for byte
+// (PostgreSQL would read a text parameter into its bytea column as escape syntax and refuse `\n`).
+TEST_F(BotStoreTest, AProcessingDeliveryKeepsItsPayloadByteForByte) {
+  const std::string payload = std::string(R"({"body":"a\nb \\ \u00e9 \x"})") + '\0' + "\xff tail";
+  auto claim = claim_delivery(db(), "d-raw", "issues", "opened", payload, {.max_attempts = 5, .now_ms = 1000});
+  ASSERT_TRUE(claim.ok()) << claim.error().message;
+  EXPECT_EQ(*claim, DeliveryClaim::fresh);
+  auto again = claim_delivery(db(), "d-raw", "issues", "opened", payload, {.max_attempts = 5, .now_ms = 2000});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(*again, DeliveryClaim::retry);
+  auto rows = list_deliveries(db(), "processing");
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().payload, payload);
+}
+
+// A copy that arrives while the first is being processed (another replica) neither processes it again nor counts an
+// attempt; after the lease (the first one's process died) it retries, and a failed attempt frees it at once.
+TEST_F(BotStoreTest, ADeliveryBeingProcessedIsLeasedToItsClaimer) {
+  auto claim = [&](std::int64_t now) {
+    auto c =
+        claim_delivery(db(), "d-lease", "issues", "opened", "{}", {.max_attempts = 3, .now_ms = now, .lease_ms = 100});
+    EXPECT_TRUE(c.ok()) << c.error().message;
+    return c.ok() ? *c : DeliveryClaim::duplicate;
+  };
+  EXPECT_EQ(claim(1000), DeliveryClaim::fresh);
+  EXPECT_EQ(claim(1050), DeliveryClaim::in_progress);
+  EXPECT_EQ(claim(1099), DeliveryClaim::in_progress);
+  EXPECT_EQ(claim(1100), DeliveryClaim::retry);  // the lease ran out: the claimer is gone
+  EXPECT_EQ(claim(1150), DeliveryClaim::in_progress);
+  ASSERT_TRUE(note_delivery_error(db(), "d-lease", "boom").ok());
+  EXPECT_EQ(claim(1160), DeliveryClaim::retry);  // a failed attempt leaves it to the next copy at once
+  EXPECT_EQ(claim(1170), DeliveryClaim::in_progress);
+  ASSERT_TRUE(release_delivery_leases(db()).ok());
+  EXPECT_EQ(claim(1180), DeliveryClaim::quarantined);  // the third attempt was the last
+  auto rows = list_deliveries(db(), "quarantined");
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().attempts, 3);
+}
+
 TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
   const auto path =
       std::filesystem::temp_directory_path() / ("perftriage-bot-race-" + std::to_string(getpid()) + ".db");

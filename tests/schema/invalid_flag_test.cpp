@@ -41,6 +41,7 @@ TEST(InvalidFlag, StoredWithoutASpeedupSoNoQueryCountsItSlowOrPassing) {
   ASSERT_TRUE(writer) << writer.error().message;
   ASSERT_TRUE(writer->add(perf_row("slow", 0.5, 8, 2), model::RowFlags{}));
   ASSERT_TRUE(writer->add(perf_row("neg_batch", 0.5, -8, 3), model::RowFlags{false, false, true}));
+  ASSERT_TRUE(writer->finish());
   ASSERT_TRUE(refresh_run_flags(store.db(), *run));  // as ingest ends: flags, then the run's summaries
 
   ResultFilter filter;

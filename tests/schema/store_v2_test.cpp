@@ -176,6 +176,7 @@ class StoreV2Store : public ::testing::Test {
         flags.accuracy_failed = !r.accuracy.empty() && r.accuracy != "pass";
         EXPECT_TRUE(writer->add(r, flags));
       }
+      EXPECT_TRUE(writer->finish());
     }
     EXPECT_TRUE(refresh_run_flags(db(), *run));
     EXPECT_TRUE(tx->commit());

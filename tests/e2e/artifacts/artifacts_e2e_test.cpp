@@ -11,6 +11,7 @@
 
 #include "tests/support/files.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -41,7 +42,8 @@ class ArtifactsE2E : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-e2e-artifacts-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
-    server_ = new testing::ServerProcess(PERFTRIAGE_BINARY, {"--db", (dir_ / "db.sqlite").string()});
+    server_ = new testing::ServerProcess(PERFTRIAGE_BINARY,
+                                         {"--db", perftriage::testing_support::e2e_db((dir_ / "db.sqlite").string())});
     std::vector<std::pair<std::string, std::string>> parts;
     for (const auto& f : testing::read_tree(fixture("seed_bmg_2.12"))) parts.emplace_back(f.path, f.bytes);
     auto r = call("POST", "/api/v1/uploads?run=bmg-release-2.12&platform=BMG", "multipart/form-data; boundary=XyZ123",

@@ -9,6 +9,7 @@
 
 #include "tests/e2e/bot/bot_support.hpp"
 #include "tests/e2e/bot/fake_github.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::testing {
 namespace {
@@ -34,6 +35,7 @@ class BotE2E : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     write_file(dir_ / "token", std::string(kToken) + "\n");
     write_file(dir_ / "secret", std::string(kSecret) + "\n");
+    db_ = testing_support::e2e_db((dir_ / "db.sqlite").string());
   }
   void TearDown() override {
     server_.reset();
@@ -42,7 +44,7 @@ class BotE2E : public ::testing::Test {
   // Starts (or restarts) the server on the same database.
   void start(bool with_token = true, bool with_secret = true) {
     std::vector<std::string> args{"--db",
-                                  (dir_ / "db.sqlite").string(),
+                                  db_,
                                   "--github-api",
                                   github_.base_url(),
                                   "--bot-login",
@@ -72,6 +74,7 @@ class BotE2E : public ::testing::Test {
   std::vector<FakeGitHub::Comment> comments() { return github_.comments(kRepo, kSeedNumber); }
 
   std::filesystem::path dir_;
+  std::string db_;  // the SQLite file, or a PostgreSQL database's URL (pg: tests)
   FakeGitHub github_;
   std::unique_ptr<ServerProcess> server_;
 };

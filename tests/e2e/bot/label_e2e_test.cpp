@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "tests/e2e/bot/bot_support.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::testing {
 namespace {
@@ -16,7 +17,7 @@ class LabelE2E : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-label-e2e-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
-    const std::string db = (dir_ / "db.sqlite").string();
+    const std::string db = perftriage::testing_support::e2e_db((dir_ / "db.sqlite").string());
     const std::string cmd = std::string(PERFTRIAGE_BINARY) + " ingest --db " + db +
                             " --platform BMG --run bmg-release-2.12 " + fixture("seed_bmg_2.12") + " > /dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0);

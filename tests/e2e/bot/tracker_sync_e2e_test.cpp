@@ -21,6 +21,7 @@
 #include "tests/e2e/bot/fake_github.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/shell.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::testing {
 namespace {
@@ -65,7 +66,7 @@ class TrackerSyncE2E : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    db_ = (dir_ / "db.sqlite").string();
+    db_ = perftriage::testing_support::e2e_db((dir_ / "db.sqlite").string());
     write_file(dir_ / "token", "ghp_tracker_token\n");
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -17,6 +17,7 @@
 #include "tests/e2e/bot/fake_github.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage::testing {
 namespace {
@@ -76,12 +77,13 @@ class TrackingE2E : public ::testing::Test {
                     "[notify]\nurls = [\"" +
                     github_.base_url() + "/notify\"]\nsecret_file = \"" + (dir_ / "notify-secret").string() + "\"\n"));
     write_file(dir_ / "notify-secret", std::string("hook-key\n"));
+    db_ = testing_support::e2e_db((dir_ / "db.sqlite").string());
   }
   void TearDown() override {
     server_.reset();
     fs::remove_all(dir_);
   }
-  std::string db() const { return (dir_ / "db.sqlite").string(); }
+  std::string db() const { return db_; }
   void ingest(const std::string& run, const std::string& created_at, const std::string& tree) {
     const std::string cmd = fmt::format(
         "{} ingest --db {} --platform BMG --run {} --tag release-2.12 --torch-version 2.12.0+xpu --created-at {} {} "
@@ -121,6 +123,7 @@ class TrackingE2E : public ::testing::Test {
 
   FakeGitHub github_;
   fs::path dir_;
+  std::string db_;  // the SQLite file, or a PostgreSQL database's URL (pg: tests)
   std::unique_ptr<ServerProcess> server_;
 };
 

@@ -13,6 +13,7 @@
 
 #include "tests/support/files.hpp"
 #include "tests/support/shell.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -36,7 +37,7 @@ class CliE2E : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-cli-" + std::to_string(getpid()) + "-" +
                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-    db_ = (dir_ / "db.sqlite").string();
+    db_ = perftriage::testing_support::e2e_db((dir_ / "db.sqlite").string());
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;

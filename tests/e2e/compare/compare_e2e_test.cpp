@@ -7,6 +7,7 @@
 
 #include "tests/support/files.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -32,6 +33,7 @@ class CompareE2E : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-e2e-compare-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
+    db_ = testing_support::e2e_db((dir_ / "db.sqlite").string());
     server_ = new testing::ServerProcess(PERFTRIAGE_BINARY, {"--db", db()});
     upload("compare/base", R"({"run":"bmg-2.12","platform":"BMG","torch_version":"2.12.0+xpu",)"
                            R"("created_at":"2026-01-01T00:00:00Z","tags":["release-2.12"]})");
@@ -43,7 +45,7 @@ class CompareE2E : public ::testing::Test {
     delete server_;
     std::filesystem::remove_all(dir_);
   }
-  static std::string db() { return (dir_ / "db.sqlite").string(); }
+  static std::string db() { return db_; }
   static void upload(const std::string& fixture_dir, const std::string& meta) {
     const auto files = testing::read_tree(testing::fixture(fixture_dir));
     auto r = call("POST", "/api/v1/uploads", "multipart/form-data; boundary=XyZ", multipart("XyZ", files, meta));
@@ -70,6 +72,7 @@ class CompareE2E : public ::testing::Test {
   }
 
   static inline std::filesystem::path dir_;
+  static inline std::string db_;  // the SQLite file, or a PostgreSQL database's URL (pg: tests)
   static inline testing::ServerProcess* server_ = nullptr;
 };
 

@@ -215,11 +215,13 @@ class Live:
     """The running server: its port while up. Connections are opened under the lock, and the killer takes the lock
     before killing, so no request is ever sent to a stale port (which another process could have taken)."""
 
-    def __init__(self, args, workdir, github_url):
+    def __init__(self, args, workdir, github_url, db=None, api_token=None, extra=(), name="server"):
         self.args = args
         self.workdir = workdir
-        self.db = os.path.join(workdir, "db.sqlite")
+        self.db = db or os.path.join(workdir, "db.sqlite")
         self.github_url = github_url
+        self.extra = list(extra)  # more `serve` flags
+        self.name = name
         self.cond = threading.Condition()
         self.proc = None
         self.port = None
@@ -233,19 +235,19 @@ class Live:
         with open(os.path.join(workdir, "token"), "w") as f:
             f.write(TOKEN + "\n")
         # Writes need an API token (docs/auth.md): one admin token, created before the first start, sent on every
-        # request.
-        self.api_token = e2e.create_token(args.binary, self.db, "crash-safety", "admin")["token"]
+        # request (replicas of one database share theirs).
+        self.api_token = api_token or e2e.create_token(args.binary, self.db, "crash-safety", "admin")["token"]
 
     def start(self):
         self.generation += 1
-        logpath = os.path.join(self.workdir, "server-%03d.log" % self.generation)
+        logpath = self.logpath()
         cmd = [self.args.binary, "serve", "--listen", "127.0.0.1:0", "--db", self.db,
                "--threads", "4",
                "--webhook-secret-file", os.path.join(self.workdir, "secret"),
                "--github-token-file", os.path.join(self.workdir, "token"),
                "--github-api", self.github_url, "--bot-login", BOT,
                "--github-min-interval-ms", "120", "--github-timeout-ms", "5000",
-               "--github-backoff-ms", "100", "--github-max-attempts", "20"]
+               "--github-backoff-ms", "100", "--github-max-attempts", "20"] + self.extra
         t0 = time.monotonic()
         with open(logpath, "wb") as out:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -268,6 +270,9 @@ class Live:
         with self.cond:
             self.proc, self.port, self.up = proc, port, True
             self.cond.notify_all()
+
+    def logpath(self):
+        return os.path.join(self.workdir, "%s-%03d.log" % (self.name, self.generation))
 
     def kill(self):
         """SIGKILL under the lock: from here on nobody connects until start(). Returns (requests in flight, the
@@ -534,6 +539,124 @@ def probe(live, uploads, checks, kill_no):
         conn.close()
 
 
+def drain_outbox(live, checks, timeout):
+    """Waits until the outbox has nothing pending; checks nothing failed."""
+    deadline = time.monotonic() + timeout
+    counts = {}
+    while time.monotonic() < deadline:
+        status, j = live.get_json("/api/v1/outbox")
+        counts = j["counts"] if status == 200 else {}
+        if status == 200 and counts.get("pending") == 0:
+            break
+        time.sleep(0.2)
+    checks.check(counts.get("pending") == 0, "the outbox did not drain: %s" % counts)
+    checks.check(counts.get("failed") == 0 and counts.get("dry_run") == 0, "outbox counts: %s" % counts)
+
+
+def check_uploads(live, uploads, checks, seed, sample):
+    """Every acknowledged upload exactly once with its rows, nothing abandoned half-present (through the API).
+    Returns (acknowledged uploads, abandoned ones that were committed, seconds GET /runs took)."""
+    by_key = {u.key: u for u in uploads}
+    acked = [u for u in uploads if u.state == "acked"]
+    t_runs = time.monotonic()
+    pages, cursor = [], None
+    while True:  # every page of GET /runs (newest first, next_cursor)
+        status, runs = live.get_json("/api/v1/runs?limit=1000" +
+                                     ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
+        checks.check(status == 200, "GET /runs answers %d" % status)
+        pages.extend((runs or {}).get("runs", []))
+        cursor = (runs or {}).get("next_cursor") if status == 200 else None
+        if not cursor:
+            break
+    runs_s = time.monotonic() - t_runs
+    listed = {}
+    for r in pages:
+        checks.check(r["key"] not in listed, "GET /runs lists %s twice" % r["key"])
+        checks.check(r["key"] in by_key, "GET /runs lists %s, which the test did not upload" % r["key"])
+        listed[r["key"]] = r["counts"]
+    committed_unacked = 0
+    for up in uploads:
+        c = listed.get(up.key)
+        if c is None:
+            checks.check(up.state != "acked", "%s acknowledged but not in GET /runs" % up.key)
+            continue
+        if up.state == "abandoned":
+            committed_unacked += 1
+        checks.check(up.state != "refused", "%s was refused but is stored" % up.key)
+        checks.check(c["rows"] == up.rows and c["files"] == len(up.files),
+                     "%s (%s): GET /runs says %d rows in %d files, uploaded %d rows in %d files"
+                     % (up.key, up.state, c["rows"], c["files"], up.rows, len(up.files)))
+    # Row by row: a sample of the acknowledged uploads, and every retried or abandoned-but-stored one.
+    sampled = {u.key for u in random.Random(seed).sample(acked, min(len(acked), sample))}
+    for up in uploads:
+        if up.key not in listed or (up.attempts == 1 and up.key not in sampled):
+            continue
+        q = urllib.parse.quote(up.key, safe="")
+        status, run = live.get_json("/api/v1/runs/" + q)
+        checks.check(status == 200 and sorted(f["rows"] for f in run["files"]) == sorted(f[2] for f in up.files),
+                     "%s: GET /runs/{key} answers %d, files %s, uploaded %s"
+                     % (up.key, status, run and [f["rows"] for f in run.get("files", [])],
+                        [f[2] for f in up.files]))
+        status, res = live.get_json("/api/v1/results?run=%s&limit=1000" % q)
+        models = [(r["suite"], r["dtype"], r["mode"], r["model"]) for r in res["results"]]
+        checks.check(status == 200 and len(models) == up.rows and len(set(models)) == up.rows,
+                     "%s: /results has %d rows (%d distinct), uploaded %d"
+                     % (up.key, len(models), len(set(models)), up.rows))
+    return acked, committed_unacked, runs_s
+
+
+def check_bot(live, deliveries, tracked, github, checks, kills):
+    """Each delivery queued once; GitHub got the labels and ONE comment per issue, one issue per tracking
+    fingerprint, and at most one re-sent mutation per kill. Returns (actions, mutations, re-sent)."""
+    status, ob = live.get_json("/api/v1/outbox")
+    total_actions = sum(ob["counts"].values())
+    actions_per_issue = {}
+    for a in ob["actions"]:
+        actions_per_issue.setdefault(a["issue_number"], []).append(a)
+    for d in deliveries:
+        acts = actions_per_issue.get(d.number, [])
+        comments_q = [a for a in acts if a["kind"] == "upsert_comment"]
+        if not checks.check(len(comments_q) == 1, "issue %d: %d comment actions queued (one delivery)"
+                            % (d.number, len(comments_q))):
+            continue
+        if d.queued is not None:
+            checks.check(len(acts) == d.queued, "issue %d: %d actions queued, the 202 said %s"
+                         % (d.number, len(acts), d.queued))
+        gh_comments = github.comments.get(d.number, [])
+        checks.check(len(gh_comments) == 1, "issue %d: GitHub has %d bot comments" % (d.number, len(gh_comments)))
+        if gh_comments:
+            checks.check(gh_comments[0]["body"] == comments_q[0]["payload"]["body"]
+                         and gh_comments[0]["body"].startswith(MARKER),
+                         "issue %d: the comment on GitHub is not the queued one" % d.number)
+        want = set()
+        for a in acts:
+            if a["kind"] == "add_labels":
+                want.update(a["payload"]["labels"])
+        checks.check(github.issue_labels.get(d.number, set()) == want,
+                     "issue %d: GitHub labels %s, queued %s"
+                     % (d.number, sorted(github.issue_labels.get(d.number, set())), sorted(want)))
+        for a in acts:
+            if a["kind"] == "create_label":
+                checks.check(a["payload"]["name"] in github.repo_labels,
+                             "label %s was never created" % a["payload"]["name"])
+    checks.check(all(n == 1 for n in github.label_creations.values()), "a label was created twice")
+    for title in tracked:
+        opened = [n for n, i in github.issues.items() if i["title"] == title]
+        checks.check(len(opened) == 1, "tracking issue %r opened %d times on GitHub: %s"
+                     % (title, len(opened), opened))
+    checks.check(github.bad_auth == 0, "GitHub saw %d requests without the token" % github.bad_auth)
+    mutations = len(github.mutations())
+    # Each action is sent once per recorded attempt (no fault here, so 1), plus at most one re-send per kill:
+    # the one action in flight, or answered 2xx but not yet marked sent, when the server died.
+    attempts = sum(a["attempts"] for a in ob["actions"])
+    checks.check(total_actions <= mutations <= attempts + kills,
+                 "GitHub saw %d mutations for %d actions (%d attempts) and %d kills"
+                 % (mutations, total_actions, attempts, kills))
+    resent = mutations - total_actions
+
+    return total_actions, mutations, resent
+
+
 # --------------------------------------------------------------------------------------------------------------------
 
 def main():
@@ -591,7 +714,7 @@ def main():
             time.sleep(rng.uniform(args.min_pause, args.max_pause))
             in_flight, died = live.kill()
             checks.check(died is None, "before kill %d the server had exited on its own (status %s); see %s"
-                         % (k, died, os.path.join(workdir, "server-%03d.log" % live.generation)))
+                         % (k, died, live.logpath()))
             if in_flight > 0:
                 kills_in_flight += 1
             kills += 1
@@ -612,114 +735,12 @@ def main():
             checks.check(not t.is_alive(), "%s did not finish" % t.name)
 
         marks = [("kills", kill_phase), ("of which probing", probe_s), ("join", time.monotonic() - t_start)]
-        # ---- the outbox resumes and drains
-        deadline = time.monotonic() + args.drain_timeout
-        counts = {}
-        while time.monotonic() < deadline:
-            status, j = live.get_json("/api/v1/outbox")
-            counts = j["counts"] if status == 200 else {}
-            if status == 200 and counts.get("pending") == 0:
-                break
-            time.sleep(0.2)
-        checks.check(counts.get("pending") == 0, "the outbox did not drain: %s" % counts)
-        checks.check(counts.get("failed") == 0 and counts.get("dry_run") == 0, "outbox counts: %s" % counts)
-
+        drain_outbox(live, checks, args.drain_timeout)
         marks.append(("drain", time.monotonic() - t_start))
-        # ---- every acknowledged upload exactly once with its rows; nothing abandoned half-present (API)
         by_key = {u.key: u for u in uploads}
-        acked = [u for u in uploads if u.state == "acked"]
-        t_runs = time.monotonic()
-        pages, cursor = [], None
-        while True:  # every page of GET /runs (newest first, next_cursor)
-            status, runs = live.get_json("/api/v1/runs?limit=1000" +
-                                         ("&cursor=" + urllib.parse.quote(cursor, safe="") if cursor else ""))
-            checks.check(status == 200, "GET /runs answers %d" % status)
-            pages.extend((runs or {}).get("runs", []))
-            cursor = (runs or {}).get("next_cursor") if status == 200 else None
-            if not cursor:
-                break
-        marks.append(("GET /runs took", time.monotonic() - t_runs))
-        listed = {}
-        for r in pages:
-            checks.check(r["key"] not in listed, "GET /runs lists %s twice" % r["key"])
-            checks.check(r["key"] in by_key, "GET /runs lists %s, which the test did not upload" % r["key"])
-            listed[r["key"]] = r["counts"]
-        committed_unacked = 0
-        for up in uploads:
-            c = listed.get(up.key)
-            if c is None:
-                checks.check(up.state != "acked", "%s acknowledged but not in GET /runs" % up.key)
-                continue
-            if up.state == "abandoned":
-                committed_unacked += 1
-            checks.check(up.state != "refused", "%s was refused but is stored" % up.key)
-            checks.check(c["rows"] == up.rows and c["files"] == len(up.files),
-                         "%s (%s): GET /runs says %d rows in %d files, uploaded %d rows in %d files"
-                         % (up.key, up.state, c["rows"], c["files"], up.rows, len(up.files)))
-        # Row by row: a sample of the acknowledged uploads, and every retried or abandoned-but-stored one.
-        sampled = {u.key for u in random.Random(seed).sample(acked, min(len(acked), args.sample))}
-        for up in uploads:
-            if up.key not in listed or (up.attempts == 1 and up.key not in sampled):
-                continue
-            q = urllib.parse.quote(up.key, safe="")
-            status, run = live.get_json("/api/v1/runs/" + q)
-            checks.check(status == 200 and sorted(f["rows"] for f in run["files"]) == sorted(f[2] for f in up.files),
-                         "%s: GET /runs/{key} answers %d, files %s, uploaded %s"
-                         % (up.key, status, run and [f["rows"] for f in run.get("files", [])],
-                            [f[2] for f in up.files]))
-            status, res = live.get_json("/api/v1/results?run=%s&limit=1000" % q)
-            models = [(r["suite"], r["dtype"], r["mode"], r["model"]) for r in res["results"]]
-            checks.check(status == 200 and len(models) == up.rows and len(set(models)) == up.rows,
-                         "%s: /results has %d rows (%d distinct), uploaded %d"
-                         % (up.key, len(models), len(set(models)), up.rows))
-
-        # ---- the bot: each delivery queued once, GitHub got labels and ONE comment per issue
-        status, ob = live.get_json("/api/v1/outbox")
-        total_actions = sum(ob["counts"].values())
-        actions_per_issue = {}
-        for a in ob["actions"]:
-            actions_per_issue.setdefault(a["issue_number"], []).append(a)
-        for d in deliveries:
-            acts = actions_per_issue.get(d.number, [])
-            comments_q = [a for a in acts if a["kind"] == "upsert_comment"]
-            if not checks.check(len(comments_q) == 1, "issue %d: %d comment actions queued (one delivery)"
-                                % (d.number, len(comments_q))):
-                continue
-            if d.queued is not None:
-                checks.check(len(acts) == d.queued, "issue %d: %d actions queued, the 202 said %s"
-                             % (d.number, len(acts), d.queued))
-            gh_comments = github.comments.get(d.number, [])
-            checks.check(len(gh_comments) == 1, "issue %d: GitHub has %d bot comments" % (d.number, len(gh_comments)))
-            if gh_comments:
-                checks.check(gh_comments[0]["body"] == comments_q[0]["payload"]["body"]
-                             and gh_comments[0]["body"].startswith(MARKER),
-                             "issue %d: the comment on GitHub is not the queued one" % d.number)
-            want = set()
-            for a in acts:
-                if a["kind"] == "add_labels":
-                    want.update(a["payload"]["labels"])
-            checks.check(github.issue_labels.get(d.number, set()) == want,
-                         "issue %d: GitHub labels %s, queued %s"
-                         % (d.number, sorted(github.issue_labels.get(d.number, set())), sorted(want)))
-            for a in acts:
-                if a["kind"] == "create_label":
-                    checks.check(a["payload"]["name"] in github.repo_labels,
-                                 "label %s was never created" % a["payload"]["name"])
-        checks.check(all(n == 1 for n in github.label_creations.values()), "a label was created twice")
-        for title in tracked:
-            opened = [n for n, i in github.issues.items() if i["title"] == title]
-            checks.check(len(opened) == 1, "tracking issue %r opened %d times on GitHub: %s"
-                         % (title, len(opened), opened))
-        checks.check(github.bad_auth == 0, "GitHub saw %d requests without the token" % github.bad_auth)
-        mutations = len(github.mutations())
-        # Each action is sent once per recorded attempt (no fault here, so 1), plus at most one re-send per kill:
-        # the one action in flight, or answered 2xx but not yet marked sent, when the server died.
-        attempts = sum(a["attempts"] for a in ob["actions"])
-        checks.check(total_actions <= mutations <= attempts + kills,
-                     "GitHub saw %d mutations for %d actions (%d attempts) and %d kills"
-                     % (mutations, total_actions, attempts, kills))
-        resent = mutations - total_actions
-
+        acked, committed_unacked, t_runs = check_uploads(live, uploads, checks, seed, args.sample)
+        marks.append(("GET /runs took", t_runs))
+        total_actions, mutations, resent = check_bot(live, deliveries, tracked, github, checks, kills)
         marks.append(("api checks", time.monotonic() - t_start))
         # ---- a clean stop, then the file itself
         rc = live.stop()

@@ -7,6 +7,7 @@
 #include "tests/support/archive_writer.hpp"
 #include "tests/support/files.hpp"
 #include "tests/support/server_process.hpp"
+#include "tests/support/test_db.hpp"
 
 namespace perftriage {
 namespace {
@@ -40,7 +41,8 @@ class UploadE2E : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("perftriage-e2e-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir_);
-    server_ = new testing::ServerProcess(PERFTRIAGE_BINARY, {"--db", (dir_ / "db.sqlite").string()});
+    server_ = new testing::ServerProcess(PERFTRIAGE_BINARY,
+                                         {"--db", perftriage::testing_support::e2e_db((dir_ / "db.sqlite").string())});
   }
   static void TearDownTestSuite() {
     EXPECT_EQ(server_->stop(), 0);  // SIGTERM is a clean shutdown

@@ -88,6 +88,7 @@ min_interval_ms = 250
 timeout_ms = 3000
 backoff_ms = 500
 max_attempts = 4
+claim_lease_ms = 20000
 
 [retention]
 interval_s = 600
@@ -204,6 +205,7 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.github.request_timeout_ms, 3000);
   EXPECT_EQ(s.github.backoff_base_ms, 500);
   EXPECT_EQ(s.github.max_attempts, 4);
+  EXPECT_EQ(s.github.claim_lease_ms, 20000);
   EXPECT_DOUBLE_EQ(s.retention.interval_s, 600);
   EXPECT_EQ(s.retention.raw_files_days, 30);
   EXPECT_EQ(s.retention.nightly_runs_days, 90);
