@@ -96,7 +96,7 @@ Result<void> record_notification_attempt(Database& db, std::int64_t id, bool sen
                                          const std::string& error) {
   PT_ASSIGN(auto st,
             Statement::prepare(db,
-                               "UPDATE notifications SET attempts = attempts + 1, state = CASE WHEN ?2 THEN 'sent'"
+                               "UPDATE notifications SET attempts = attempts + 1, state = CASE WHEN ?2 <> 0 THEN 'sent'"
                                " WHEN ?3 < 0 THEN 'failed' ELSE 'pending' END, next_attempt_ms = max(?3, 0),"
                                " last_error = ?4 WHERE id = ?1"));
   st.bind(1, id).bind(2, sent ? 1 : 0).bind(3, next_attempt_ms).bind(4, error);

@@ -137,7 +137,8 @@ Result<WebhookAnswer> receive_delivery(schema::Store& store, const GitHubSetting
 
 std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, std::ostream& log) {
   // Only this process works a SQLite file: what its killed predecessor had leased is this one's now. On PostgreSQL
-  // a live lease may be another replica's; that delivery is left to it (or, after the lease, to a redelivery).
+  // a live lease may be another replica's; that delivery is left to it, or, once the lease has run out, to the
+  // first replica whose periodic call of this function comes next (serve's delivery recovery).
   if (store.db().dialect() == schema::Dialect::sqlite) {
     auto tx = schema::Transaction::begin(store.db());
     if (!tx || !schema::release_delivery_leases(store.db()) || !tx->commit()) {
@@ -155,10 +156,7 @@ std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, s
       log << "perftriage: webhook delivery " << d.delivery_id << ": " << claimed.error().message << "\n";
       continue;
     }
-    if (*claimed == schema::DeliveryClaim::in_progress) {
-      log << "perftriage: webhook delivery " << d.delivery_id << " is being processed by another replica\n";
-      continue;
-    }
+    if (*claimed == schema::DeliveryClaim::in_progress) continue;  // its replica is on it (or its lease still runs)
     if (*claimed != schema::DeliveryClaim::retry) {
       log << "perftriage: webhook delivery " << d.delivery_id << " (" << d.event << " " << d.action
           << ") was in progress when the process stopped, again: quarantined (GET /api/v1/webhooks/deliveries)\n";

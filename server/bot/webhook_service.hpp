@@ -21,9 +21,10 @@ namespace perftriage::server {
 constexpr std::size_t kMaxWebhookBytes = 25u << 20;  // GitHub caps payloads at 25 MB
 constexpr std::int64_t kMaxDeliveryAttempts = 2;     // the first try and one retry, then quarantine
 // How long a claimed delivery is its request's alone (schema::claim_delivery): far longer than labeling one issue
-// takes (milliseconds); a copy arriving meanwhile answers "in_progress". When the claimer dies, the delivery waits
-// this long for the next redelivery. Were the processing still running after it, a second copy would process it
-// too, harmlessly: only the first to finish commits (finish_delivery), the other's actions are dropped.
+// takes (milliseconds); a copy arriving meanwhile answers "in_progress" (its payload is stored: it will be done).
+// When the claimer dies, the delivery waits this long, then the next replica's recovery (at most a third of it
+// later) or the next redelivery processes it. Were the processing still running after it, a second copy would process
+// it too, harmlessly: only the first to finish commits (finish_delivery), the other's actions are dropped.
 constexpr std::int64_t kDeliveryLeaseMs = 30 * 1000;
 
 struct WebhookAnswer {
@@ -35,8 +36,10 @@ struct WebhookAnswer {
 Result<WebhookAnswer> receive_delivery(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
                                        std::string_view event_name, std::string_view body);
 
-// Start-up: every delivery left 'processing' is retried once (or quarantined when it already was). Returns how
-// many were looked at; each outcome is logged to `log`.
+// Every delivery left 'processing' whose lease has run out (or, on SQLite, every one: called at start-up, when no
+// other process can hold one) is retried once, or quarantined when it already was. Called at start-up and, on
+// PostgreSQL, periodically by serve (a replica that died mid-delivery leaves its lease behind). Returns how many
+// were looked at; each retry or quarantine is logged to `log`.
 std::size_t recover_deliveries(schema::Store& store, const GitHubSettings& gh, std::ostream& log);
 
 }  // namespace perftriage::server

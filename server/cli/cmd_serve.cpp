@@ -9,7 +9,9 @@
 #include <ostream>
 #include <thread>
 
+#include "common/periodic_task.hpp"
 #include "schema/backup.hpp"
+#include "schema/sqlite.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/config.hpp"
 #include "server/app/retention.hpp"
@@ -131,7 +133,15 @@ Result<int> run_server(const server::Settings& settings, Io io) {
     io.out << "perftriage: tracking issues: " << settings.tracking.size() << " polic"
            << (settings.tracking.size() == 1 ? "y" : "ies") << std::endl;
   }
+  // On PostgreSQL, a webhook delivery whose replica died while processing it is left leased (the others answer
+  // "in_progress" to its copies); after the lease, the first replica to look here processes it, once (claim_delivery
+  // hands it to one). On SQLite the one process recovers what its predecessor left at start (prepare_database).
+  PeriodicTask delivery_recovery(std::chrono::milliseconds(server::kDeliveryLeaseMs / 3), [&app, &settings, &io] {
+    if (auto store = app.store()) server::recover_deliveries(**store, settings.github, io.err);
+  });
+  if (schema::is_postgres_url(settings.db_path)) delivery_recovery.start();
   http.run(settings.threads);
+  delivery_recovery.stop();
   if (worker) worker->stop();
   io.out << "perftriage: stopped" << std::endl;
   return 0;

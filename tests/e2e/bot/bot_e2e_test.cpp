@@ -59,6 +59,9 @@ class BotE2E : public ::testing::Test {
                                   "3"};
     if (with_token) args.insert(args.end(), {"--github-token-file", (dir_ / "token").string()});
     if (with_secret) args.insert(args.end(), {"--webhook-secret-file", (dir_ / "secret").string()});
+    // PostgreSQL: an action claimed by a killed server is sent again when its claim runs out (several replicas may
+    // share the outbox); short here, so that the restart tests see it soon.
+    if (testing_support::on_postgres()) args.insert(args.end(), {"--github-claim-lease-ms", "2000"});
     server_.reset();
     server_ = std::make_unique<ServerProcess>(PERFTRIAGE_BINARY, args);
   }

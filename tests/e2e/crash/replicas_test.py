@@ -20,13 +20,17 @@ Every replica runs its outbox worker against the one fake GitHub; claims last --
 action a killed replica had claimed is re-sent within the test).
 
 First, before the load: one replica's response cache never outlives another replica's write (GET /runs answered
-from the first replica's cache, an upload through the second, the first lists it at once).
+from the first replica's cache, an upload through the second, the first lists it at once); and a delivery left
+'processing' under the lease of a replica that is gone (written into the table as a kill leaves it) answers its copy
+"in_progress" and is finished by a live replica once the lease runs out.
 
 Checked at the end (the same checks as crash_safety, through any replica, plus SQL on the database):
   - every acknowledged upload is there exactly once with its files and rows; nothing abandoned is half-stored;
   - no answer other than 2xx from a replica that was up: a 5xx (or 409 or 429) fails the test; only the killed
     replica's own connections may break;
-  - each delivery queued its actions once, on whichever replica, and the racing copies answered "duplicate";
+  - each delivery queued its actions once, on whichever replica, and the racing copies answered "duplicate" (or
+    "in_progress" while another replica held it); a delivery whose replica was killed under it is finished by
+    another replica once its lease runs out (no delivery is left 'processing');
   - the outbox drains (every action `sent`): GitHub saw each issue's labels, ONE bot comment per issue, one issue
     per tracking fingerprint, at most one re-sent mutation per kill;
   - all replicas stop cleanly on SIGTERM (exit 0); the webhook_deliveries and outbox tables agree.
@@ -221,6 +225,38 @@ def check_cache_across_replicas(replicas, uploads, checks, rng):
     checks.check(status == 200, "%s: GET /runs/%s answers %d" % (reader.name, up.key, status))
 
 
+def check_orphaned_delivery(pool, db, deliveries, checks, text):
+    """What a replica killed while processing a delivery leaves behind, made exactly (a kill rarely lands inside the
+    few milliseconds of one delivery): the delivery 'processing', its payload stored, leased for 3 s more to a
+    replica that is gone. A copy sent meanwhile answers "in_progress" and queues nothing; once the lease runs out a
+    live replica's recovery processes it, once (check_bot then finds its labels and its one comment on GitHub)."""
+    d = cs.Delivery(0, 7900)
+    d.id = "orphaned-delivery-000"
+    deliveries.append(d)
+    body = json.dumps({"action": "opened",
+                       "issue": {"number": d.number, "title": cs.ISSUE_TITLE, "body": text, "labels": []},
+                       "repository": {"full_name": cs.REPO}, "sender": {"login": "alice"}})
+    db.execute("INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload, "
+               "lease_until) VALUES('%s', 'issues', 'opened', to_char(now(), 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+               "'processing', 1, convert_to($pt$%s$pt$, 'UTF8'), "
+               "(extract(epoch from now()) * 1000)::bigint + 3000)" % (d.id, body))
+    d.attempts = 1
+    status, data = cs.send_hook(pool.next_up(), d, body.encode())
+    checks.check(status == 200 and json.loads(data).get("status") == "in_progress",
+                 "a copy of a delivery leased to a dead replica: HTTP %d %s" % (status, data[:200]))
+    deadline = time.monotonic() + 60
+    state = None
+    while time.monotonic() < deadline:
+        row = db.execute("SELECT state, attempts FROM webhook_deliveries WHERE delivery_id = '%s'" % d.id).fetchone()
+        state = row and row[0]
+        if state != "processing":
+            break
+        time.sleep(0.5)
+    checks.check(state == "done" and row[1] == 2,
+                 "the orphaned delivery is %s after %d attempts, not done by a recovery" % (state, row and row[1]))
+    d.state = "acked" if state == "done" else "pending"
+
+
 def run_load(args, pool, checks, master):
     """The uploaders, the webhooks and the tracking issues, while the killer takes one replica down at a time.
     Returns (uploads, deliveries, tracked, kills, kills with requests in flight, seconds)."""
@@ -260,6 +296,20 @@ def run_load(args, pool, checks, master):
         t.join(timeout=180)
         checks.check(not t.is_alive(), "%s did not finish" % t.name)
     return uploads, deliveries, tracked, kills, in_flight_kills, time.monotonic() - t0
+
+
+def wait_deliveries(pool, checks, timeout):
+    """Waits until no webhook delivery is left 'processing': one that a killed replica had claimed is processed by
+    another replica's recovery once its lease runs out (30 s)."""
+    deadline = time.monotonic() + timeout
+    left = None
+    while time.monotonic() < deadline:
+        status, j = pool.get_json("/api/v1/webhooks/deliveries?state=processing")
+        left = j["counts"].get("processing", 0) if status == 200 else None
+        if left == 0:
+            break
+        time.sleep(0.5)
+    checks.check(left == 0, "%s webhook deliveries still processing after %.0f s" % (left, timeout))
 
 
 def check_answers(pool, checks):
@@ -339,9 +389,13 @@ def main():
         checks.check(all(r.up for r in replicas), "not every replica started")
         first = []
         check_cache_across_replicas(replicas, first, checks, random.Random(master.random()))
+        orphaned = []
+        check_orphaned_delivery(pool, Psql(url), orphaned, checks, cs.issue_body(SOURCE_DIR))
         uploads, deliveries, tracked, kills, in_flight_kills, load_s = run_load(args, pool, checks, master)
         uploads.extend(first)
+        deliveries.extend(orphaned)
         t_checks = time.monotonic()
+        wait_deliveries(pool, checks, args.drain_timeout)
         cs.drain_outbox(pool, checks, args.drain_timeout)
         drain_s = time.monotonic() - t_checks
         acked, committed_unacked, _ = cs.check_uploads(pool, uploads, checks, seed, args.sample)
@@ -362,6 +416,13 @@ def main():
             "(%d re-sent after a kill); answers per replica %s"
             % (len(deliveries), sum(d.redeliveries for d in deliveries), actions, mutations, resent,
                json.dumps(pool.answers, sort_keys=True)))
+        recovered = 0
+        for entry in os.listdir(workdir):
+            if entry.startswith("replica") and entry.endswith(".log"):
+                with open(os.path.join(workdir, entry), errors="replace") as f:
+                    recovered += f.read().count("was in progress when the process stopped: processed again")
+        log("replicas: %d deliveries a killed replica had claimed were finished by a replica's recovery"
+            % recovered)
         log("replicas: %d checks passed, %d failed" % (checks.passed, len(checks.failures)))
     except Exception as e:  # noqa: BLE001 - report and keep the logs
         checks.failures.append("error: %r" % e)
