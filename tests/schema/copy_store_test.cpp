@@ -28,7 +28,7 @@ ingest::ResultRow row(std::string model, std::optional<double> speedup, std::int
   return r;
 }
 
-// Two runs with rows, a raw file, the backlog, a token and an outbox action, in a SQLite file.
+// Three runs with rows (one of 1,201), a raw file, the backlog, a token and an outbox action, in a SQLite file.
 void fill(Database& db) {
   auto tx = Transaction::begin(db);
   ASSERT_TRUE(tx);
@@ -45,6 +45,16 @@ void fill(Database& db) {
     ASSERT_TRUE(insert_results(db, *run, *file, kPerf, rows, flags));
     ASSERT_TRUE(update_backlog(db, *run, {*file}));
   }
+  // A run of 1,201 rows: the copy sends rows 500 at a time and then the rest (schema/copy_store.cpp).
+  auto big = ensure_run(db, {"n3", "A100", "xpu", "2.12", "", "2026-01-03T00:00:00Z", {"nightly"}, "{}"});
+  ASSERT_TRUE(big) << big.error().message;
+  const std::string big_bytes = "dev,name\nbig";
+  auto big_file = insert_file(
+      db, *big, {"big.csv", "performance", kPerf, big_bytes, sha256_hex(big_bytes), "dev,name", 1201, 0, ""});
+  ASSERT_TRUE(big_file) << big_file.error().message;
+  std::vector<ingest::ResultRow> many;
+  for (int i = 0; i < 1201; ++i) many.push_back(row("M" + std::to_string(i), 0.25 + i / 997.0, i + 2));
+  ASSERT_TRUE(insert_results(db, *big, *big_file, kPerf, many, std::vector<model::RowFlags>(many.size())));
   ASSERT_TRUE(create_token(db, "ci", {"upload"}, std::nullopt));
   ASSERT_TRUE(enqueue(db, {"o/r", 7, OutboxKind::add_labels, {{"labels", {"hw: PVC"}}}}, OutboxState::pending, 5));
   ASSERT_TRUE(tx->commit());
@@ -74,13 +84,13 @@ TEST_F(CopyStore, EveryTableArrivesTheSameAndTheCopyWorksAsAStore) {
     EXPECT_TRUE(t.same()) << t.table << ": " << t.rows_from << " vs " << t.rows_to;
     rows += t.rows_to;
   }
-  EXPECT_GT(rows, 20);
+  EXPECT_GT(rows, 1201);
   // The copy is a working store: its runs list, its slow cases, and its counters continue after the copied ids.
   auto runs = list_runs(to_->db(), "a100");
   ASSERT_TRUE(runs);
-  ASSERT_EQ(runs->size(), 2u);
-  EXPECT_EQ(runs->front().meta.key, "n2");
-  auto next = ensure_run(to_->db(), {"n3", "A100", "xpu", "2.12", "", "2026-01-03T00:00:00Z", {}, "{}"});
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ(runs->front().meta.key, "n3");
+  auto next = ensure_run(to_->db(), {"n4", "A100", "xpu", "2.12", "", "2026-01-04T00:00:00Z", {}, "{}"});
   ASSERT_TRUE(next) << next.error().message;
   EXPECT_EQ(*next, runs->front().id + 1);
 }
