@@ -60,6 +60,22 @@ bench_build() {
   cmake --build "$BUILD" --target perftriage gen_history_db gen_nightly -j"${JOBS:-2}"
 }
 
+# bench_nginx_run DIR READY_URL: Debian's nginx on DIR/nginx.conf (no daemon, logs in DIR), until READY_URL answers;
+# sets BENCH_NGINX_PID. The configuration is the caller's (a static-file server, a reverse proxy).
+BENCH_NGINX_PID=""
+bench_nginx_run() {
+  local dir=$1 url=$2 _
+  "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
+  BENCH_NGINX_PID=$!
+  for _ in $(seq 1 100); do
+    curl -fs -o /dev/null "$url" && return 0
+    kill -0 "$BENCH_NGINX_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$dir/stdout.log" "$dir/error.log" >&2 2>/dev/null || true
+  bench_die "nginx did not start ($NGINX -p $dir -c $dir/nginx.conf)"
+}
+
 # bench_tools load|year: the tools; wrk and nginx (for "load") come from scripts/install-bench-deps.sh when missing.
 bench_tools() {
   local t missing=0

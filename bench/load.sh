@@ -96,16 +96,9 @@ http {
   }
 }
 EOF
-  "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
-  NGINX_PID=$!
   NGINX_BASE=http://127.0.0.1:$port
-  for _ in $(seq 1 100); do
-    curl -fs -o /dev/null "$NGINX_BASE/ready" && return 0
-    kill -0 "$NGINX_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$dir/stdout.log" "$dir/error.log" >&2 2>/dev/null || true
-  bench_die "nginx did not start ($NGINX -p $dir -c $dir/nginx.conf)"
+  bench_nginx_run "$dir" "$NGINX_BASE/ready"
+  NGINX_PID=$BENCH_NGINX_PID
 }
 nginx_stop() {
   [ -n "$NGINX_PID" ] || return 0

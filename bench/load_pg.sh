@@ -140,16 +140,9 @@ $upstream    keepalive 64;
   }
 }
 EOF
-  "$NGINX" -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" >"$dir/stdout.log" 2>&1 &
-  LB_NGINX_PID=$!
   PT_BASE=http://127.0.0.1:$port
-  for _ in $(seq 1 100); do
-    curl -fs -o /dev/null "$PT_BASE/healthz" && return 0
-    kill -0 "$LB_NGINX_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  cat "$dir/stdout.log" "$dir/error.log" >&2 2>/dev/null || true
-  bench_die "the nginx proxy did not start ($NGINX -p $dir -c $dir/nginx.conf)"
+  bench_nginx_run "$dir" "$PT_BASE/healthz"
+  LB_NGINX_PID=$BENCH_NGINX_PID
 }
 lb_stop() {
   # shellcheck disable=SC2154  # bench/lib.sh's

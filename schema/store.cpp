@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/json_text.hpp"
 #include "common/strings.hpp"
@@ -365,8 +366,8 @@ Result<ResultWriter> ResultWriter::open(Database& db, std::int64_t run_id, std::
   PT_ASSIGN(auto find_case, Statement::prepare(db, kFindCase));
   insert_case.bind(1, group);
   find_case.bind(1, group);
-  return ResultWriter(db, std::move(st), std::move(insert_case), std::move(find_case), run_id, file_id, std::move(axes),
-                      std::move(cases));
+  return ResultWriter(db, std::move(st), std::move(insert_case), std::move(find_case), run_id, file_id, group,
+                      std::move(axes), std::move(cases));
 }
 
 Result<std::int64_t> ResultWriter::case_id(const std::string& model) {
@@ -416,14 +417,14 @@ void ResultWriter::bind_row(Statement& st, int base, std::int64_t case_id, const
 }
 
 Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
-  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
   if (db_->dialect() == Dialect::postgres) {
     // One round trip per row is what a server database costs: PostgreSQL gets the rows kResultBatch at a time, as
-    // one multi-row INSERT (finish() sends the rest).
-    pending_.push_back({case_id, row, f, {}});
+    // one multi-row INSERT, and their new cases in one more (finish() sends the rest).
+    pending_.push_back({0, row, f, {}});
     if (pending_.size() == kResultBatch) return flush();
     return {};
   }
+  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
   // SQLite, in process: one prepared statement stepped per row. Every parameter is bound on every row, so rewind()
   // without clearing.
   st_.rewind();
@@ -431,8 +432,38 @@ Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFla
   return st_.run();
 }
 
+// The pending rows' models that are no case of the group yet, inserted in one statement that returns their ids.
+// A model another writer stored meanwhile (the writers' lock makes that rare) is not returned: found one by one.
+Result<void> ResultWriter::resolve_pending_cases() {
+  std::vector<std::string_view> missing;
+  std::unordered_set<std::string_view> seen;
+  for (const auto& p : pending_) {
+    if (!cases_.contains(p.row.model) && seen.insert(p.row.model).second) missing.push_back(p.row.model);
+  }
+  if (!missing.empty()) {
+    std::string values;
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      values += (i == 0 ? "(?1, ?" : ", (?1, ?") + std::to_string(i + 2) + ")";
+    }
+    PT_ASSIGN(auto insert, Statement::prepare(*db_, "INSERT INTO case_models(group_id, model) VALUES " + values +
+                                                        " ON CONFLICT DO NOTHING RETURNING model, id"));
+    insert.bind(1, group_id_);
+    for (std::size_t i = 0; i < missing.size(); ++i) insert.bind(static_cast<int>(i) + 2, missing[i]);
+    for (;;) {
+      PT_ASSIGN(const bool row, insert.step());
+      if (!row) break;
+      cases_.emplace(insert.text(0), insert.int64(1));
+    }
+  }
+  for (auto& p : pending_) {
+    PT_ASSIGN(p.case_id, case_id(p.row.model));  // from cases_, or found
+  }
+  return {};
+}
+
 Result<void> ResultWriter::flush() {
   if (pending_.empty()) return {};
+  PT_TRY(resolve_pending_cases());
   std::string sql(kInsertResult.substr(0, kInsertResult.find("VALUES(") + 6));
   for (std::size_t r = 0; r < pending_.size(); ++r) {
     sql += r == 0 ? "(" : ",(";

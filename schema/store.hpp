@@ -52,24 +52,27 @@ class ResultWriter {
 
  private:
   ResultWriter(Database& db, Statement st, Statement insert_case, Statement find_case, std::int64_t run_id,
-               std::int64_t file_id, ingest::Axes axes, std::unordered_map<std::string, std::int64_t> cases)
+               std::int64_t file_id, std::int64_t group_id, ingest::Axes axes,
+               std::unordered_map<std::string, std::int64_t> cases)
       : db_(&db),
         st_(std::move(st)),
         insert_case_(std::move(insert_case)),
         find_case_(std::move(find_case)),
         run_id_(run_id),
         file_id_(file_id),
+        group_id_(group_id),
         axes_(std::move(axes)),
         cases_(std::move(cases)) {}
   static constexpr int kResultColumns = 27;         // the parameters of one row of kInsertResult
   static constexpr std::size_t kResultBatch = 200;  // rows per INSERT on PostgreSQL (5,400 of its 65,535 parameters)
   struct Pending {
-    std::int64_t case_id;
+    std::int64_t case_id;  // 0 until resolve_pending_cases()
     ingest::ResultRow row;
     model::RowFlags flags;
     std::string extra;
   };
   Result<std::int64_t> case_id(const std::string& model);
+  Result<void> resolve_pending_cases();
   void bind_row(Statement& st, int base, std::int64_t case_id, const ingest::ResultRow& row, const model::RowFlags& f,
                 std::string& extra);
   Result<void> flush();
@@ -79,6 +82,7 @@ class ResultWriter {
   Statement find_case_;
   std::int64_t run_id_;
   std::int64_t file_id_;
+  std::int64_t group_id_;
   ingest::Axes axes_;
   std::unordered_map<std::string, std::int64_t> cases_;  // model -> case id of the group's cases stored before
   std::string extra_text_;
