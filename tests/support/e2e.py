@@ -50,6 +50,29 @@ class CommandError(RuntimeError):
     pass
 
 
+_databases = {}  # path -> the PostgreSQL database made for it: the same path names the same database again
+
+
+def test_db(path):
+    """The database of an end-to-end check: the SQLite file `path`; or, when PERFTRIAGE_TEST_PG names the file that
+    holds the test PostgreSQL server's URL (CTest's `pg:` entries, tools/pg_test_server.sh), a new, empty database on
+    that server, named by a URL with no shell metacharacters (tests/support/test_db.hpp's e2e_db makes the same);
+    asked again for the same path, the same database."""
+    url_file = os.environ.get("PERFTRIAGE_TEST_PG")
+    if not url_file:
+        return path
+    if path in _databases:
+        return _databases[path]
+    with open(url_file) as f:
+        url = f.read().strip()
+    host = url.split("host=", 1)[1].split("&", 1)[0]
+    name = "py%d_%d" % (os.getpid(), len(_databases) + 1)
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", "DROP DATABASE IF EXISTS " + name,
+                    "-c", "CREATE DATABASE " + name], check=True, capture_output=True, timeout=120)
+    _databases[path] = "postgresql://perftriage@%s/%s" % (host.replace("/", "%2F"), name)
+    return _databases[path]
+
+
 def create_token(binary, db, name, scope="admin", expires=None, env=None, timeout=120):
     """`perftriage token create --db DB --name NAME --scope SCOPE [--expires E] --json`: the printed JSON object
     (name, token, scopes, expires_at). Raises CommandError (with the output) when the command fails."""

@@ -29,7 +29,7 @@ import e2e  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="perftriage-cache-")
-DB = os.path.join(WORK, "cache.sqlite")
+DB = e2e.test_db(os.path.join(WORK, "cache.sqlite"))  # or a PostgreSQL database (pg:e2e_ops_cache)
 MAX_MB = 1
 ROWS = 60
 PATH = e2e.perf_path("huggingface", "bfloat16", "inference")

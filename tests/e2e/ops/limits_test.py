@@ -43,7 +43,7 @@ class Server(e2e.Server):
     """serve on WORK/NAME.sqlite, with an admin token (`auth`) where `token create` exists."""
 
     def __init__(self, name, args=(), env=None):
-        self.db = os.path.join(WORK, f"{name}.sqlite")
+        self.db = e2e.test_db(os.path.join(WORK, f"{name}.sqlite"))  # or a PostgreSQL database (pg:)
         env = e2e.clean_env(**(env or {}))
         self.token = make_token(self.db, env)
         super().__init__(BINARY, ["--db", self.db, *args], env=env, stop_timeout=60, required=True,

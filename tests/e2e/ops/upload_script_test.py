@@ -27,7 +27,7 @@ SCRIPT = os.path.abspath(sys.argv[2])
 FIXTURES = os.path.abspath(sys.argv[3])
 TREE = os.path.join(FIXTURES, "seed_bmg_2.12")
 WORK = tempfile.mkdtemp(prefix="perftriage-upload-script-")
-DB = os.path.join(WORK, "upload.sqlite")
+DB = e2e.test_db(os.path.join(WORK, "upload.sqlite"))  # or a PostgreSQL database (pg:)
 RUN = "bmg-ci-script-1"
 
 checks = e2e.Checks("PASS  ")
