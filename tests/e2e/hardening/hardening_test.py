@@ -37,6 +37,7 @@ class Server(e2e.Server):
             f.write(SECRET)
         full_env = dict(os.environ, **(env or {}))
         full_env.pop("PERFTRIAGE_GITHUB_TOKEN", None)
+        db = e2e.test_db(db)  # the file, or its own PostgreSQL database (pg:e2e_hardening)
         self.token = create_token(db)
         super().__init__(BINARY, ["--db", db, "--webhook-secret-file", secret_file, *args], env=full_env,
                          nofile=nofile, log_path=os.path.join(WORK, f"stderr-{uuid.uuid4().hex[:8]}.log"))
@@ -203,7 +204,13 @@ def main():
     check("memory: a row with 10 MB of trailing commas stays small", trailing_commas)
     check("pool: full heavy queue answers 503 + Retry-After, /healthz stays fast", queue_full)
     check("accept: out of file descriptors backs off and recovers", emfile_backoff)
-    check("webhook: a poison delivery is retried once, then quarantined", poison_delivery)
+    if os.environ.get("PERFTRIAGE_TEST_PG"):
+        # On PostgreSQL a restarted replica leaves a delivery leased by its killed predecessor alone until the lease
+        # (30 s) runs out, then retries it from its periodic recovery: the same outcome, over minutes; the lease and
+        # the recovery are tested by replicas_test.py and tests/schema/bot_store_test.cpp.
+        print("SKIP  webhook: a poison delivery is retried once, then quarantined (SQLite's start-up recovery)")
+    else:
+        check("webhook: a poison delivery is retried once, then quarantined", poison_delivery)
 
 
 def trailing_commas():
