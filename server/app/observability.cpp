@@ -37,6 +37,7 @@
 #include "common/json_text.hpp"
 #include "common/json_writer.hpp"
 #include "schema/bot_store.hpp"
+#include "schema/database_size.hpp"
 #include "schema/store.hpp"
 #include "server/app/app_context.hpp"
 
@@ -358,7 +359,8 @@ struct ScrapeGauges {
   explicit ScrapeGauges(prometheus::Registry& now)
       : db_bytes(prometheus::BuildGauge()
                      .Name("perftriage_database_bytes")
-                     .Help("Size of the SQLite database file (settings db_path)")
+                     .Help("Size of the database: the SQLite file (settings db_path), or PostgreSQL's "
+                           "pg_database_size")
                      .Register(now)
                      .Add({})),
         wal_bytes(prometheus::BuildGauge()
@@ -411,9 +413,11 @@ std::string Observability::render(AppContext& app) {
   std::map<std::string, double> outbox_states{{"pending", 0}, {"sent", 0}, {"failed", 0}, {"dry_run", 0}};
   std::map<std::string, double> delivery_states{{"processing", 0}, {"done", 0}, {"quarantined", 0}};
   double run_count = 0;
+  std::optional<std::int64_t> server_bytes;  // PostgreSQL's own count; SQLite's is the file's
   auto read = [&]() -> Result<void> {
     PT_ASSIGN(auto store, app.store());
     auto& db = store->db();
+    PT_ASSIGN(server_bytes, schema::server_database_bytes(db));
     PT_ASSIGN(const auto outbox_counts, schema::outbox_counts(db));
     for (const auto& [state, n] : outbox_counts) outbox_states[bounded_token(state)] = static_cast<double>(n);
     PT_ASSIGN(const auto delivery_counts, schema::delivery_counts(db));
@@ -425,7 +429,7 @@ std::string Observability::render(AppContext& app) {
   auto ok = read();
   // After the read: the first scrape may be what created the database.
   const auto& db_path = app.settings().db_path;
-  db_bytes.Set(static_cast<double>(file_size_or_zero(db_path)));
+  db_bytes.Set(static_cast<double>(server_bytes ? *server_bytes : file_size_or_zero(db_path)));
   wal_bytes.Set(static_cast<double>(file_size_or_zero(db_path + "-wal")));
   db_up.Set(ok ? 1 : 0);
   if (ok) {

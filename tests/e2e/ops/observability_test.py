@@ -20,7 +20,7 @@ import e2e  # noqa: E402
 
 BINARY = os.path.abspath(sys.argv[1])
 WORK = tempfile.mkdtemp(prefix="perftriage-obs-")
-DB = os.path.join(WORK, "obs.sqlite")
+DB = e2e.test_db(os.path.join(WORK, "obs.sqlite"))  # or a PostgreSQL database (pg:e2e_ops_observability)
 TOKEN_NAME = "ci-observability"
 SECRET = "observability-secret"
 
