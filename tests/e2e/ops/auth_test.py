@@ -68,7 +68,7 @@ def message(body):
 
 
 def public_mode():
-    db = os.path.join(WORK, "public.sqlite")
+    db = e2e.test_db(os.path.join(WORK, "public.sqlite"))  # or a PostgreSQL database (pg:e2e_ops_auth)
     admin = create_token(db, "root", "admin")["token"]
     upload = create_token(db, "ci-bmg", "upload")["token"]
     reader = create_token(db, "reader", "read")["token"]
@@ -204,14 +204,25 @@ def public_mode():
     check("token list never prints a secret",
           all(t not in listing and s not in listing for t, s in zip(created, secrets)) and "ci-bmg" in listing and
           "revoked" in listing, listing[:400])
-    blob = b"".join(open(p, "rb").read() for p in glob.glob(db + "*"))
-    check("no token or secret anywhere in the database files' bytes",
+    if db.startswith("postgresql://"):
+        # PostgreSQL: every row of the database as pg_dump writes it, and the two reads through psql.
+        blob = subprocess.run(["pg_dump", "--data-only", db], capture_output=True, check=True).stdout
+
+        def rows(sql):
+            out = subprocess.run(["psql", "-X", "-At", "-F", "\t", db, "-c", sql], capture_output=True, text=True,
+                                 check=True).stdout
+            return [tuple(line.split("\t")) for line in out.splitlines()]
+        audit = rows("SELECT actor, action, target FROM audit_log ORDER BY id")
+        last_used = rows("SELECT last_used_at FROM api_tokens WHERE name = 'ci-bmg'")[0][0]
+    else:
+        blob = b"".join(open(p, "rb").read() for p in glob.glob(db + "*"))
+        conn = sqlite3.connect(db)
+        audit = conn.execute("SELECT actor, action, target FROM audit_log ORDER BY id").fetchall()
+        last_used = conn.execute("SELECT last_used_at FROM api_tokens WHERE name = 'ci-bmg'").fetchone()[0]
+        conn.close()
+    check("no token or secret anywhere in the database's bytes",
           all(t.encode() not in blob and s.encode() not in blob for t, s in zip(created, secrets)),
           "a token was found in the database")
-    conn = sqlite3.connect(db)
-    audit = conn.execute("SELECT actor, action, target FROM audit_log ORDER BY id").fetchall()
-    last_used = conn.execute("SELECT last_used_at FROM api_tokens WHERE name = 'ci-bmg'").fetchone()[0]
-    conn.close()
     actions = [(a, t) for _, a, t in audit]
     check("token create and revoke are in the audit log (actor cli:USER)",
           ("token.create", "ci-bmg") in actions and ("token.revoke", "doomed") in actions and
@@ -220,7 +231,7 @@ def public_mode():
 
 
 def token_mode():
-    db = os.path.join(WORK, "private.sqlite")
+    db = e2e.test_db(os.path.join(WORK, "private.sqlite"))
     reader = create_token(db, "dash", "read")["token"]
     upload = create_token(db, "ci", "upload")["token"]
     config = os.path.join(WORK, "private.toml")
