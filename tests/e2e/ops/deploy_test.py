@@ -107,7 +107,7 @@ def main():
     token_file = os.path.join(WORK, "github-token")
     with open(token_file, "w") as f:
         f.write("ghp_fake_token_for_the_demo_test\n")
-    db = os.path.join(WORK, "demo.sqlite")
+    db = e2e.test_db(os.path.join(WORK, "demo.sqlite"))  # or a PostgreSQL database (pg:e2e_ops_deploy)
     token_env = clean_env(PERFTRIAGE_GITHUB_TOKEN="ghp_fake_token_for_the_demo_test")
     bot_args = ["--github-api", github.url, "--github-token-file", token_file, "--github-min-interval-ms", "0",
                 "--github-backoff-ms", "10"]
@@ -171,7 +171,7 @@ def main():
 
     # 3. --demo refuses a database that holds a real run, and adds nothing to it.
     sent_before = len(github.requests)
-    real_db = os.path.join(WORK, "real.sqlite")
+    real_db = e2e.test_db(os.path.join(WORK, "real.sqlite"))
     tree = os.path.join(FIXTURES, "seed_bmg_2.12")
     ingest = subprocess.run([BINARY, "ingest", "--db", real_db, "--platform", "BMG", "--run", "bmg-ci-1", tree],
                             capture_output=True, text=True, env=clean_env(), timeout=300)
