@@ -11,6 +11,7 @@
 
 #include "common/strings.hpp"
 #include "schema/migrate.hpp"
+#include "schema/multi_row.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -120,14 +121,8 @@ struct Value {
 };
 
 std::string insert_rows(std::string_view table, const std::vector<Column>& columns, std::size_t rows) {
-  std::string sql = "INSERT INTO " + std::string(table) + "(" + column_list(columns) + ") VALUES";
-  int n = 0;
-  for (std::size_t r = 0; r < rows; ++r) {
-    sql += r == 0 ? "(" : ",(";
-    for (std::size_t c = 0; c < columns.size(); ++c) sql += (c == 0 ? "?" : ",?") + std::to_string(++n);
-    sql += ')';
-  }
-  return sql;
+  return "INSERT INTO " + std::string(table) + "(" + column_list(columns) + ") VALUES" +
+         multi_row_values(rows, columns.size());
 }
 
 // Sends the buffered rows as one multi-row INSERT: a round trip per batch, not per row (PostgreSQL answers each

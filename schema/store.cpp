@@ -16,6 +16,7 @@
 #include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
+#include "schema/multi_row.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -464,14 +465,8 @@ Result<void> ResultWriter::resolve_pending_cases() {
 Result<void> ResultWriter::flush() {
   if (pending_.empty()) return {};
   PT_TRY(resolve_pending_cases());
-  std::string sql(kInsertResult.substr(0, kInsertResult.find("VALUES(") + 6));
-  for (std::size_t r = 0; r < pending_.size(); ++r) {
-    sql += r == 0 ? "(" : ",(";
-    for (int c = 1; c <= kResultColumns; ++c) {
-      sql += (c == 1 ? "?" : ",?") + std::to_string(static_cast<int>(r) * kResultColumns + c);
-    }
-    sql += ')';
-  }
+  const std::string sql = std::string(kInsertResult.substr(0, kInsertResult.find("VALUES(") + 6)) +
+                          multi_row_values(pending_.size(), kResultColumns);
   PT_ASSIGN(auto st, Statement::prepare(*db_, sql));
   for (std::size_t r = 0; r < pending_.size(); ++r) {
     auto& p = pending_[r];
