@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -271,25 +272,56 @@ json to_json(const LabelModel& m) {
           {"labels", labels}};
 }
 
+namespace {
+
+// An integer field of a model file, or `fallback` when absent. nlohmann's get<int> of 1e300 or of -1 into a size_t
+// would be a cast out of range (undefined); a model file is input, so anything but an integer within
+// [0, max] is an error.
+std::int64_t count_field(const json& obj, const char* key, std::int64_t fallback, std::int64_t max) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return fallback;
+  if (!it->is_number_integer())
+    throw std::invalid_argument(std::string("\"") + key + "\" must be a whole number");
+  if (it->is_number_unsigned() ? it->get<std::uint64_t>() > static_cast<std::uint64_t>(max)
+                               : (it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > max))
+    throw std::invalid_argument(fmt::format("\"{}\" must be within 0..{}", key, max));
+  return it->get<std::int64_t>();
+}
+
+}  // namespace
+
 Result<LabelModel> parse_model(const json& j) {
-  if (!j.is_object() || j.value("format", std::string{}) != kFormat)
+  const auto format = j.is_object() ? j.find("format") : j.end();
+  if (!j.is_object() || format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kFormat)
     return make_error(ErrorKind::invalid_input, "bad_model",
                       "not a label model (\"format\" must be \"" + std::string(kFormat) + "\")");
   LabelModel m;
   try {
+    constexpr std::int64_t kMaxCount = 1'000'000'000;
     m.taxonomy = j.value("taxonomy", std::string{});
     m.repo = j.value("repo", std::string{});
     m.threshold = j.value("threshold", 0.6);
-    m.trained_issues = j.value("trained_issues", 0);
+    m.trained_issues = static_cast<int>(count_field(j, "trained_issues", 0, kMaxCount));
     m.source = j.value("source", std::string{});
     if (j.contains("features")) {
-      m.features.bigrams = j["features"].value("bigrams", true);
-      m.features.max_body_tokens = j["features"].value("max_body_tokens", std::size_t{3000});
+      const json& f = j.at("features");
+      if (!f.is_object()) throw std::invalid_argument("\"features\" must be an object");
+      m.features.bigrams = f.value("bigrams", true);
+      m.features.max_body_tokens = static_cast<std::size_t>(count_field(f, "max_body_tokens", 3000, kMaxCount));
     }
-    m.trained_on = j.value("trained_on", std::vector<std::int64_t>{});
-    for (const auto& l : j.at("labels"))
-      m.labels.push_back({l.at("label").get<std::string>(), l.at("axis").get<std::string>(), l.value("positives", 0),
-                          l.value("bias", 0.0), l.at("weights").get<std::map<std::string, double>>()});
+    if (j.contains("trained_on"))
+      for (const auto& n : j.at("trained_on")) {  // issue numbers; get<int64_t> of 1e300 would be undefined
+        if (!n.is_number_integer()) throw std::invalid_argument("\"trained_on\" must hold issue numbers");
+        m.trained_on.push_back(n.get<std::int64_t>());
+      }
+    for (const auto& l : j.at("labels")) {
+      if (!l.is_object()) throw std::invalid_argument("each of \"labels\" must be an object");
+      m.labels.push_back({l.at("label").get<std::string>(), l.at("axis").get<std::string>(),
+                          static_cast<int>(count_field(l, "positives", 0, kMaxCount)), l.value("bias", 0.0),
+                          l.at("weights").get<std::map<std::string, double>>()});
+    }
+  } catch (const std::invalid_argument& ex) {
+    return make_error(ErrorKind::invalid_input, "bad_model", std::string("a model field is wrong: ") + ex.what());
   } catch (const json::exception& ex) {
     return make_error(ErrorKind::invalid_input, "bad_model", std::string("a model field is wrong: ") + ex.what());
   }

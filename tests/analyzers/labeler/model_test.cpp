@@ -110,6 +110,32 @@ TEST(LabelModel, RoundTripsThroughJsonAndRefusesABadOne) {
   EXPECT_FALSE(load_model("/nonexistent/model.json").ok());
 }
 
+// Found by fuzz_label_model: a "format" that is not a string threw out of parse_model (std::terminate in a server);
+// counts given as floats or negatives were cast out of range. Each is a bad_model error naming the field.
+TEST(LabelModel, RefusesFieldsOfTheWrongTypeWithAnError) {
+  const auto m = train_model(history(), xpu_taxonomy(), {}).value();
+  const auto refused = [&](auto edit, std::string_view names) {
+    auto j = to_json(m);
+    edit(j);
+    auto r = parse_model(j);
+    ASSERT_FALSE(r.ok()) << j.dump();
+    EXPECT_EQ(r.error().code, "bad_model");
+    EXPECT_NE(r.error().message.find(names), std::string::npos) << r.error().message;
+  };
+  refused([](nlohmann::json& j) { j["format"] = nlohmann::json::array({1}); }, "format");
+  refused([](nlohmann::json& j) { j["trained_issues"] = 1e300; }, "trained_issues");
+  refused([](nlohmann::json& j) { j["trained_issues"] = -3; }, "trained_issues");
+  refused([](nlohmann::json& j) { j["features"]["max_body_tokens"] = -1; }, "max_body_tokens");
+  refused([](nlohmann::json& j) { j["features"] = "bigrams"; }, "features");
+  refused([](nlohmann::json& j) { j["trained_on"] = {1, 2.5}; }, "trained_on");
+  refused([](nlohmann::json& j) { j["labels"][0]["positives"] = 5e40; }, "positives");
+  refused([](nlohmann::json& j) { j["labels"] = {7}; }, "labels");
+  auto j = to_json(m);
+  j["features"]["max_body_tokens"] = 10;  // in range: kept
+  ASSERT_TRUE(parse_model(j).ok());
+  EXPECT_EQ(parse_model(j)->features.max_body_tokens, 10U);
+}
+
 LabelResult label_with(const Taxonomy& t, const std::string& title, const std::string& body, Layers layers) {
   IssueInput in;
   in.title = title;
