@@ -87,13 +87,15 @@ struct CaseGroup {
 
 void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::string>& paths,
                          const std::map<std::int64_t, CaseGroup>& groups, model::ResultRecord& r) {
-  if (const auto g = groups.find(st.int64(0)); g != groups.end()) {
-    r.suite = g->second.suite;
-    r.dtype = g->second.dtype;
-    r.mode = g->second.mode;
-    r.kind = g->second.kind;
-    r.config = g->second.config;
-  }
+  // `r` may be a record reused from the previous row (for_each_comparison_row): every field read is assigned.
+  static const CaseGroup kNoGroup;
+  const auto g = groups.find(st.int64(0));
+  const CaseGroup& group = g == groups.end() ? kNoGroup : g->second;
+  r.suite = group.suite;
+  r.dtype = group.dtype;
+  r.mode = group.mode;
+  r.kind = group.kind;
+  r.config = group.config;
   r.model = st.text(1);
   r.batch_size = st.int64(2);
   r.speedup = st.opt_real(3);
@@ -105,7 +107,9 @@ void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::
   r.accuracy = st.text(9);
   r.failed = st.int64(10) != 0;
   r.accuracy_failed = st.int64(11) != 0;
-  if (const auto it = paths.find(st.int64(12)); it != paths.end()) r.source = it->second;
+  const auto it = paths.find(st.int64(12));
+  if (it != paths.end()) r.source = it->second;
+  else r.source.clear();
 }
 
 bool same_point(const HistoryPoint& p, const Statement& st) {
@@ -152,7 +156,7 @@ Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule,
   return run;
 }
 
-Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id) {
+Result<void> for_each_comparison_row(Database& db, std::int64_t run_id, const RowSink& sink) {
   std::map<std::int64_t, std::string> paths;
   PT_ASSIGN(auto files, Statement::prepare(db, kRunFilePaths));
   files.bind(1, run_id);
@@ -169,28 +173,44 @@ Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int6
     groups.emplace(group_st.int64(0),
                    CaseGroup{group_st.text(1), group_st.text(2), group_st.text(3), group_st.text(4), group_st.text(5)});
   }
+  PT_ASSIGN(auto st, Statement::prepare(db, kComparisonRows));
+  st.bind(1, run_id);
+  model::ResultRecord record;  // one record, refilled per row: its strings keep their capacity
+  for (;;) {
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return {};
+    read_comparison_row(st, paths, groups, record);
+    sink(record);
+  }
+}
+
+Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id) {
   PT_ASSIGN(auto count, Statement::prepare(db, kRunRowCount));
   count.bind(1, run_id);
   PT_ASSIGN(const std::int64_t rows, scalar(count));
   std::vector<model::ResultRecord> out;
   out.reserve(static_cast<std::size_t>(rows));
-  PT_ASSIGN(auto st, Statement::prepare(db, kComparisonRows));
-  st.bind(1, run_id);
-  for (;;) {
-    PT_ASSIGN(const bool row, st.step());
-    if (!row) return out;
-    read_comparison_row(st, paths, groups, out.emplace_back());
-  }
+  PT_TRY(for_each_comparison_row(db, run_id, [&](const model::ResultRecord& r) { out.push_back(r); }));
+  return out;
 }
 
-Result<ComparisonInput> load_comparison(Database& db, const std::string& base_rule, const std::string& target_key) {
+Result<ComparisonRuns> stream_comparison(Database& db, const std::string& base_rule, const std::string& target_key,
+                                         const RowSink& base_sink, const RowSink& target_sink) {
   PT_ASSIGN(auto tx, Transaction::begin(db, Transaction::Mode::deferred));
   PT_ASSIGN(auto target, require_run(db, target_key, "target"));
   PT_ASSIGN(auto base, resolve_base_run(db, base_rule, target));
-  PT_ASSIGN(auto base_rows, comparison_rows(db, base.id));
-  PT_ASSIGN(auto target_rows, comparison_rows(db, target.id));
+  PT_TRY(for_each_comparison_row(db, base.id, base_sink));
+  PT_TRY(for_each_comparison_row(db, target.id, target_sink));
   PT_TRY(tx.commit());
-  return ComparisonInput{std::move(base), std::move(target), std::move(base_rows), std::move(target_rows)};
+  return ComparisonRuns{std::move(base), std::move(target)};
+}
+
+Result<ComparisonInput> load_comparison(Database& db, const std::string& base_rule, const std::string& target_key) {
+  std::vector<model::ResultRecord> base_rows, target_rows;
+  PT_ASSIGN(auto runs, stream_comparison(
+                           db, base_rule, target_key, [&](const model::ResultRecord& r) { base_rows.push_back(r); },
+                           [&](const model::ResultRecord& r) { target_rows.push_back(r); }));
+  return ComparisonInput{std::move(runs.base), std::move(runs.target), std::move(base_rows), std::move(target_rows)};
 }
 
 Result<std::vector<HistoryPoint>> case_history(Database& db, const HistoryQuery& q) {

@@ -2,6 +2,7 @@
 // Read-side SQL across runs: comparisons, case history, the slow backlog recomputed from history, and the latest
 // measurement of a case (the labeler's evidence). Every statement is a named constant in history_store.cpp.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,11 +25,24 @@ Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule,
 // accuracy_failed and source.
 Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id);
 
+// The same rows, one at a time: `sink` sees one record refilled for each row (copy what you keep). A comparison
+// folds rows into cases as they come, so two 12k-row runs never sit in memory as ~22 MB of records.
+using RowSink = std::function<void(const model::ResultRecord&)>;
+Result<void> for_each_comparison_row(Database& db, std::int64_t run_id, const RowSink& sink);
+
+struct ComparisonRuns {
+  model::RunRecord base, target;
+};
+// Resolves the target (a run key) and the base (a rule), then streams the base's rows and the target's rows, in one
+// read transaction.
+Result<ComparisonRuns> stream_comparison(Database& db, const std::string& base_rule, const std::string& target_key,
+                                         const RowSink& base_sink, const RowSink& target_sink);
+
 struct ComparisonInput {
   model::RunRecord base, target;
   std::vector<model::ResultRecord> base_rows, target_rows;
 };
-// Resolves the target (a run key) and the base (a rule), then loads both runs' rows in one read transaction.
+// stream_comparison into two vectors.
 Result<ComparisonInput> load_comparison(Database& db, const std::string& base_rule, const std::string& target_key);
 
 struct HistoryQuery {

@@ -11,20 +11,6 @@
 namespace perftriage::analyzers::compare {
 namespace {
 
-struct Sides {
-  CaseSide base, target;
-};
-
-struct KeyHash {
-  std::size_t operator()(const CaseKey& k) const noexcept {
-    std::size_t h = 0;
-    for (const auto* s : {&k.suite, &k.dtype, &k.mode, &k.config, &k.model}) {
-      h = h * 1000003u ^ std::hash<std::string>{}(*s);
-    }
-    return h;
-  }
-};
-
 bool positive(const std::optional<double>& v) { return v && std::isfinite(*v) && *v > 0; }
 
 std::optional<double> ratio(const std::optional<double>& base, const std::optional<double>& target) {
@@ -157,17 +143,30 @@ std::string_view to_string(Verdict v) {
   return "unchanged";
 }
 
-std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>& base,
-                                          const std::vector<model::ResultRecord>& target,
-                                          const Thresholds& thresholds) {
-  std::unordered_map<CaseKey, Sides, KeyHash> cases;
-  cases.reserve(std::max(base.size(), target.size()));
-  for (const auto& row : base) absorb(row, cases[case_key(row)].base);
-  for (const auto& row : target) absorb(row, cases[case_key(row)].target);
+std::size_t CaseComparer::KeyHash::operator()(const CaseKey& k) const noexcept {
+  std::size_t h = 0;
+  for (const auto* s : {&k.suite, &k.dtype, &k.mode, &k.config, &k.model}) h = h * 1000003u ^ std::hash<std::string>{}(*s);
+  return h;
+}
+
+CaseComparer::Sides& CaseComparer::sides(const model::ResultRecord& row) {
+  probe_.suite.assign(row.suite);  // assign keeps the probe's capacity: no allocation per row
+  probe_.dtype.assign(row.dtype);
+  probe_.mode.assign(row.mode);
+  probe_.config.assign(row.config);
+  probe_.model.assign(row.model);
+  if (const auto it = cases_.find(probe_); it != cases_.end()) return it->second;
+  return cases_[probe_];
+}
+
+void CaseComparer::add_base(const model::ResultRecord& row) { absorb(row, sides(row).base); }
+void CaseComparer::add_target(const model::ResultRecord& row) { absorb(row, sides(row).target); }
+
+std::vector<CaseComparison> CaseComparer::finish(const Thresholds& thresholds) && {
   // Sort the entries, not the comparisons: a CaseComparison is large to move.
-  std::vector<std::pair<const CaseKey, Sides>*> order;
-  order.reserve(cases.size());
-  for (auto& entry : cases) {
+  std::vector<decltype(cases_)::value_type*> order;
+  order.reserve(cases_.size());
+  for (auto& entry : cases_) {
     if (entry.second.base.present || entry.second.target.present) order.push_back(&entry);  // accuracy only: no case
   }
   std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
@@ -179,7 +178,17 @@ std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>
     c.target = std::move(order[i]->second.target);
     judge(c, thresholds);
   }
+  cases_.clear();
   return out;
+}
+
+std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>& base,
+                                          const std::vector<model::ResultRecord>& target,
+                                          const Thresholds& thresholds) {
+  CaseComparer comparer;
+  for (const auto& row : base) comparer.add_base(row);
+  for (const auto& row : target) comparer.add_target(row);
+  return std::move(comparer).finish(thresholds);
 }
 
 }  // namespace perftriage::analyzers::compare

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
@@ -69,8 +70,29 @@ struct CaseComparison {
   [[nodiscard]] std::optional<double> speedup_ratio() const;
 };
 
+// A comparison built row by row: a caller that reads rows from a store folds each into its case as it comes and
+// keeps no rows (two 12k-row nightlies are ~22 MB of records, their 6k cases a fraction of it).
 // Rows of any kind of both runs; performance rows define the cases, accuracy rows their pass status.
-// Cases come out ordered by suite, dtype, mode, config, model.
+class CaseComparer {
+ public:
+  void add_base(const model::ResultRecord& row);
+  void add_target(const model::ResultRecord& row);
+  // The cases ordered by suite, dtype, mode, config, model; the comparer is spent.
+  std::vector<CaseComparison> finish(const Thresholds& thresholds = {}) &&;
+
+ private:
+  struct Sides {
+    CaseSide base, target;
+  };
+  struct KeyHash {
+    std::size_t operator()(const CaseKey& k) const noexcept;
+  };
+  Sides& sides(const model::ResultRecord& row);
+  std::unordered_map<CaseKey, Sides, KeyHash> cases_;
+  CaseKey probe_;  // the key of the row being added, reused so that a known case costs no allocation
+};
+
+// CaseComparer over two vectors of rows.
 std::vector<CaseComparison> compare_cases(const std::vector<model::ResultRecord>& base,
                                           const std::vector<model::ResultRecord>& target,
                                           const Thresholds& thresholds = {});

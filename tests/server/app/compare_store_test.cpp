@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "analyzers/compare/aggregates.hpp"
 #include "analyzers/compare/backlog.hpp"
 #include "analyzers/compare/case_compare.hpp"
+#include "analyzers/compare/compare_render.hpp"
 #include "analyzers/compare/report.hpp"
 #include "schema/history_store.hpp"
+#include "server/app/comparison.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
 #include "tests/support/files.hpp"
@@ -50,6 +53,27 @@ class CompareStoreTest : public ::testing::Test {
   }
   std::optional<schema::Store> store_;
 };
+
+// The server folds rows into cases as SQLite returns them, one record refilled per row: the same answer, byte for
+// byte, as comparing the two runs' rows held in vectors (a field left over from the previous row would show here).
+TEST_F(CompareStoreTest, StreamedComparisonEqualsTheOneOverLoadedRows) {
+  auto input = schema::load_comparison(store_->db(), "bmg-2.12", "bmg-2.13");
+  ASSERT_TRUE(input) << input.error().message;
+  auto streamed = server::compare_runs(*store_, "bmg-2.12", "bmg-2.13", {});
+  ASSERT_TRUE(streamed) << streamed.error().message;
+  const auto loaded = cmp::compare_cases(input->base_rows, input->target_rows);
+  ASSERT_EQ(streamed->cases.size(), loaded.size());
+  EXPECT_EQ(cmp::compare_json_text("b", "t", {}, streamed->cases, streamed->aggregates),
+            cmp::compare_json_text("b", "t", {}, loaded, cmp::aggregate(loaded)));
+  std::size_t rows = 0;
+  std::set<std::string> sources;
+  ASSERT_TRUE(schema::for_each_comparison_row(store_->db(), input->target.id, [&](const model::ResultRecord& r) {
+    ++rows;
+    sources.insert(r.source);
+  }));
+  EXPECT_EQ(rows, input->target_rows.size());
+  EXPECT_FALSE(sources.contains(""));
+}
 
 TEST_F(CompareStoreTest, FixtureRunsGiveTheHandComputedAggregates) {
   auto input = schema::load_comparison(store_->db(), "bmg-2.12", "bmg-2.13");
