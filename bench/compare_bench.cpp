@@ -78,8 +78,7 @@ int compare_nightlies(int iterations, const std::string& dump_path) {
     cmp::CaseComparer comparer;
     std::size_t read = 0;
     auto runs = schema::stream_comparison(
-        store->db(), "previous", target,
-        [&](const model::ResultRecord& r) { comparer.add_base(r), ++read; },
+        store->db(), "previous", target, [&](const model::ResultRecord& r) { comparer.add_base(r), ++read; },
         [&](const model::ResultRecord& r) { comparer.add_target(r), ++read; });
     if (!runs) return std::cerr << runs.error().message << "\n", 1;
     load.add(ms_since(t0));

@@ -108,8 +108,10 @@ void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::
   r.failed = st.int64(10) != 0;
   r.accuracy_failed = st.int64(11) != 0;
   const auto it = paths.find(st.int64(12));
-  if (it != paths.end()) r.source = it->second;
-  else r.source.clear();
+  if (it != paths.end())
+    r.source = it->second;
+  else
+    r.source.clear();
 }
 
 bool same_point(const HistoryPoint& p, const Statement& st) {

@@ -145,7 +145,8 @@ std::string_view to_string(Verdict v) {
 
 std::size_t CaseComparer::KeyHash::operator()(const CaseKey& k) const noexcept {
   std::size_t h = 0;
-  for (const auto* s : {&k.suite, &k.dtype, &k.mode, &k.config, &k.model}) h = h * 1000003u ^ std::hash<std::string>{}(*s);
+  for (const auto* s : {&k.suite, &k.dtype, &k.mode, &k.config, &k.model})
+    h = h * 1000003u ^ std::hash<std::string>{}(*s);
   return h;
 }
 

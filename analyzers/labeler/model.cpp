@@ -280,8 +280,7 @@ namespace {
 std::int64_t count_field(const json& obj, const char* key, std::int64_t fallback, std::int64_t max) {
   const auto it = obj.find(key);
   if (it == obj.end()) return fallback;
-  if (!it->is_number_integer())
-    throw std::invalid_argument(std::string("\"") + key + "\" must be a whole number");
+  if (!it->is_number_integer()) throw std::invalid_argument(std::string("\"") + key + "\" must be a whole number");
   if (it->is_number_unsigned() ? it->get<std::uint64_t>() > static_cast<std::uint64_t>(max)
                                : (it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > max))
     throw std::invalid_argument(fmt::format("\"{}\" must be within 0..{}", key, max));
