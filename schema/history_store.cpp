@@ -16,8 +16,6 @@ constexpr std::string_view kComparisonRows =
     "FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = ?1";
 constexpr std::string_view kCaseGroups = "SELECT id, suite, dtype, mode, kind, config FROM case_groups";
 constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
-// Sizes the vector up front: growing a vector of model::ResultRecord (a large struct) costs more than this count.
-constexpr std::string_view kRunRowCount = "SELECT count(*) FROM result_rows WHERE run_id = ?1";
 // A case's history is read through its cases (the unique index on suite, model, ...), then the platform's runs
 // (runs_platform_created), then one primary-key probe of result_rows per (run, case): migration 010 keeps no index by
 // case, so that ingest only appends. CROSS JOIN fixes that order.
@@ -114,6 +112,38 @@ void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::
     r.source.clear();
 }
 
+Result<std::map<std::int64_t, CaseGroup>> case_groups(Database& db) {
+  std::map<std::int64_t, CaseGroup> groups;
+  PT_ASSIGN(auto st, Statement::prepare(db, kCaseGroups));
+  for (;;) {
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return groups;
+    groups.emplace(st.int64(0), CaseGroup{st.text(1), st.text(2), st.text(3), st.text(4), st.text(5)});
+  }
+}
+
+// The rows of one run, one record refilled per row (its strings keep their capacity), given the case groups.
+Result<void> run_rows(Database& db, std::int64_t run_id, const std::map<std::int64_t, CaseGroup>& groups,
+                      const RowSink& sink) {
+  std::map<std::int64_t, std::string> paths;
+  PT_ASSIGN(auto files, Statement::prepare(db, kRunFilePaths));
+  files.bind(1, run_id);
+  for (;;) {
+    PT_ASSIGN(const bool row, files.step());
+    if (!row) break;
+    paths.emplace(files.int64(0), files.text(1));
+  }
+  PT_ASSIGN(auto st, Statement::prepare(db, kComparisonRows));
+  st.bind(1, run_id);
+  model::ResultRecord record;
+  for (;;) {
+    PT_ASSIGN(const bool row, st.step());
+    if (!row) return {};
+    read_comparison_row(st, paths, groups, record);
+    sink(record);
+  }
+}
+
 bool same_point(const HistoryPoint& p, const Statement& st) {
   return p.run_key == st.text_view(0) && p.dtype == st.text_view(3) && p.mode == st.text_view(4) &&
          p.config == st.text_view(5);
@@ -159,41 +189,8 @@ Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule,
 }
 
 Result<void> for_each_comparison_row(Database& db, std::int64_t run_id, const RowSink& sink) {
-  std::map<std::int64_t, std::string> paths;
-  PT_ASSIGN(auto files, Statement::prepare(db, kRunFilePaths));
-  files.bind(1, run_id);
-  for (;;) {
-    PT_ASSIGN(const bool row, files.step());
-    if (!row) break;
-    paths.emplace(files.int64(0), files.text(1));
-  }
-  std::map<std::int64_t, CaseGroup> groups;
-  PT_ASSIGN(auto group_st, Statement::prepare(db, kCaseGroups));
-  for (;;) {
-    PT_ASSIGN(const bool row, group_st.step());
-    if (!row) break;
-    groups.emplace(group_st.int64(0),
-                   CaseGroup{group_st.text(1), group_st.text(2), group_st.text(3), group_st.text(4), group_st.text(5)});
-  }
-  PT_ASSIGN(auto st, Statement::prepare(db, kComparisonRows));
-  st.bind(1, run_id);
-  model::ResultRecord record;  // one record, refilled per row: its strings keep their capacity
-  for (;;) {
-    PT_ASSIGN(const bool row, st.step());
-    if (!row) return {};
-    read_comparison_row(st, paths, groups, record);
-    sink(record);
-  }
-}
-
-Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id) {
-  PT_ASSIGN(auto count, Statement::prepare(db, kRunRowCount));
-  count.bind(1, run_id);
-  PT_ASSIGN(const std::int64_t rows, scalar(count));
-  std::vector<model::ResultRecord> out;
-  out.reserve(static_cast<std::size_t>(rows));
-  PT_TRY(for_each_comparison_row(db, run_id, [&](const model::ResultRecord& r) { out.push_back(r); }));
-  return out;
+  PT_ASSIGN(const auto groups, case_groups(db));
+  return run_rows(db, run_id, groups, sink);
 }
 
 Result<ComparisonRuns> stream_comparison(Database& db, const std::string& base_rule, const std::string& target_key,
@@ -201,8 +198,9 @@ Result<ComparisonRuns> stream_comparison(Database& db, const std::string& base_r
   PT_ASSIGN(auto tx, Transaction::begin(db, Transaction::Mode::deferred));
   PT_ASSIGN(auto target, require_run(db, target_key, "target"));
   PT_ASSIGN(auto base, resolve_base_run(db, base_rule, target));
-  PT_TRY(for_each_comparison_row(db, base.id, base_sink));
-  PT_TRY(for_each_comparison_row(db, target.id, target_sink));
+  PT_ASSIGN(const auto groups, case_groups(db));  // shared by both runs
+  PT_TRY(run_rows(db, base.id, groups, base_sink));
+  PT_TRY(run_rows(db, target.id, groups, target_sink));
   PT_TRY(tx.commit());
   return ComparisonRuns{std::move(base), std::move(target)};
 }

@@ -20,12 +20,9 @@ Result<model::RunRecord> require_run(Database& db, const std::string& key, const
 // else a tag ("release-2.13") = the newest other run of the target's platform whose tags contain it; else a run key.
 Result<model::RunRecord> resolve_base_run(Database& db, const std::string& rule, const model::RunRecord& target);
 
-// Every row of one run (both kinds), unordered, with only what a comparison reads filled in: axes, model,
-// batch_size, speedup(+text), abs/eager latency, compilation latency, dynamo peak memory, accuracy, failed,
-// accuracy_failed and source.
-Result<std::vector<model::ResultRecord>> comparison_rows(Database& db, std::int64_t run_id);
-
-// The same rows, one at a time: `sink` sees one record refilled for each row (copy what you keep). A comparison
+// Every row of one run (both kinds), unordered, one at a time: `sink` sees one record refilled for each row (copy
+// what you keep), with only what a comparison reads filled in: axes, model, batch_size, speedup(+text), abs/eager
+// latency, compilation latency, dynamo peak memory, accuracy, failed, accuracy_failed and source. A comparison
 // folds rows into cases as they come, so two 12k-row runs never sit in memory as ~22 MB of records.
 using RowSink = std::function<void(const model::ResultRecord&)>;
 Result<void> for_each_comparison_row(Database& db, std::int64_t run_id, const RowSink& sink);

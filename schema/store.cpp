@@ -442,14 +442,13 @@ Result<void> ResultWriter::resolve_pending_cases() {
     if (!cases_.contains(p.row.model) && seen.insert(p.row.model).second) missing.push_back(p.row.model);
   }
   if (!missing.empty()) {
-    std::string values;
-    for (std::size_t i = 0; i < missing.size(); ++i) {
-      values += (i == 0 ? "(?1, ?" : ", (?1, ?") + std::to_string(i + 2) + ")";
-    }
-    PT_ASSIGN(auto insert, Statement::prepare(*db_, "INSERT INTO case_models(group_id, model) VALUES " + values +
+    PT_ASSIGN(auto insert, Statement::prepare(*db_, "INSERT INTO case_models(group_id, model) VALUES " +
+                                                        multi_row_values(missing.size(), 2) +
                                                         " ON CONFLICT DO NOTHING RETURNING model, id"));
-    insert.bind(1, group_id_);
-    for (std::size_t i = 0; i < missing.size(); ++i) insert.bind(static_cast<int>(i) + 2, missing[i]);
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+      const int p = 2 * static_cast<int>(i) + 1;
+      insert.bind(p, group_id_).bind(p + 1, missing[i]);
+    }
     for (;;) {
       PT_ASSIGN(const bool row, insert.step());
       if (!row) break;

@@ -156,8 +156,7 @@ CaseComparer::Sides& CaseComparer::sides(const model::ResultRecord& row) {
   probe_.mode.assign(row.mode);
   probe_.config.assign(row.config);
   probe_.model.assign(row.model);
-  if (const auto it = cases_.find(probe_); it != cases_.end()) return it->second;
-  return cases_[probe_];
+  return cases_.try_emplace(probe_).first->second;  // one lookup; the key is copied only for a new case
 }
 
 void CaseComparer::add_base(const model::ResultRecord& row) { absorb(row, sides(row).base); }
