@@ -70,6 +70,25 @@ std::string e2e_title(const Context& c) {
   return "";
 }
 
+// A unit-test issue said so by its title: the word UT / UTs or "unit test", a test file or class it names
+// ("test_linalg_xpu.py::TestLinalgXPU", "dynamo\\test_higher_order_ops_xpu.py"), or the tracker's "[Bug Skip]"
+// template, which files skipped unit-test cases. On the real torch-xpu-ops issues (tests/fixtures/labeler/real) every
+// issue titled so that carries a test label carries `test: ut`. "" when none.
+std::string ut_title(const Context& c) {
+  const std::string& t = c.title_lower;
+  if (t.find("[bug skip]") != std::string::npos) return "Title tag [Bug Skip] (skipped unit-test cases).";
+  if (contains_word(t, "ut") || contains_word(t, "uts") || t.find("unit test") != std::string::npos)
+    return "Title names unit tests.";
+  if (t.find("::test") != std::string::npos) return "Title names a test class.";
+  for (auto py = t.find(".py"); py != std::string::npos; py = t.find(".py", py + 3)) {
+    auto start = py;
+    while (start > 0 && (std::isalnum(static_cast<unsigned char>(t[start - 1])) || t[start - 1] == '_')) --start;
+    if (t.compare(start, 5, "test_") == 0)
+      return "Title names the test file " + quote(t.substr(start, py + 3 - start)) + ".";
+  }
+  return "";
+}
+
 // The execution path a performance title names: "eager performance regression" -> ops (the eager kernels);
 // "eager and inductor performance regression" -> both paths, key "" (no single module). nullopt when the title
 // names no path, or compares inductor against eager ("inductor slower than eager" is inductor's).
@@ -172,6 +191,7 @@ std::optional<Decision> decide_test(const Context& c) {
   if (c.claims_lower.find("fail_accuracy") != std::string::npos)
     return Decision{"e2e", "Benchmark status `fail_accuracy`."};
   if (auto why = e2e_title(c); !why.empty()) return Decision{"e2e", why};
+  if (auto why = ut_title(c); !why.empty()) return Decision{"ut", why};
   for (const auto& cs : s.cases)
     if (!cs.e2e) return Decision{"ut", "Unit-test case " + quote(cs.test_id, 90) + "."};
   const auto* axis = c.tax->axis("test");

@@ -108,6 +108,37 @@ TEST(LabelerCases, UrlIsNotACase) {
   EXPECT_EQ(value_of(r, "test"), "test: ut");
 }
 
+// Titles of real torch-xpu-ops issues the tracker labels `test: ut` (#4279, #5454, #5041, #4071): a rule's decision
+// with the title's words as its reason, not the taxonomy's default (which the learned layer may withdraw).
+TEST(LabelerCases, AUnitTestTitleDecidesUt) {
+  const std::pair<const char*, const char*> titles[] = {
+      {"UT RuntimeError: MKL FFT doesn't support tensor of type", "Title names unit tests."},
+      {"[Bug Skip]: [BMG] upstream_inductor UT failures (130 cases)",
+       "Title tag [Bug Skip] (skipped unit-test cases)."},
+      {"[release/2.14] test_linalg_xpu.py::TestLinalgXPU::test_cond_errors_and_warnings_xpu_float32 Windows",
+       "Title names a test class."},
+      {"[release/2.13] dynamo\\test_higher_order_ops_xpu.py AssertionError",
+       "Title names the test file `test_higher_order_ops_xpu.py`."},
+  };
+  for (const auto& [title, why] : titles) {
+    auto r = label(title, "");
+    EXPECT_EQ(value_of(r, "test"), "test: ut") << title;
+    for (const auto& a : r.axes)
+      if (a.axis == "test") {
+        EXPECT_EQ(a.reason, why) << title;
+        EXPECT_EQ(a.layer, "rules") << title;
+      }
+  }
+  // Words that only contain the letters, or a .py file that is not a test, decide nothing.
+  for (const char* title : {"Outstanding crash in utils", "setup.py fails to build", "butterfly kernel hangs"}) {
+    auto r = label(title, "");
+    for (const auto& a : r.axes)
+      if (a.axis == "test") EXPECT_EQ(a.layer, "default") << title;
+  }
+  // An E2E title still wins: the suite named first.
+  EXPECT_EQ(value_of(label("[Bug Skip]: timm_models accuracy fail_accuracy", ""), "test"), "test: e2e");
+}
+
 TEST(LabelerCases, RegressionNeedsABeforeAfterPair) {
   EXPECT_FALSE(has_label(label("[regression] hf_T5 slower", "speedup 0.8"), "regression"));
   EXPECT_TRUE(has_label(label("[regression] hf_T5 slower", "speedup 0.8 with 2.13 vs 2.12"), "regression"));
