@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "analyzers/labeler/re.hpp"
 #include "analyzers/labeler/rules.hpp"
 #include "analyzers/labeler/vocab.hpp"
 
@@ -80,12 +81,8 @@ std::string ut_title(const Context& c) {
   if (contains_word(t, "ut") || contains_word(t, "uts") || t.find("unit test") != std::string::npos)
     return "Title names unit tests.";
   if (t.find("::test") != std::string::npos) return "Title names a test class.";
-  for (auto py = t.find(".py"); py != std::string::npos; py = t.find(".py", py + 3)) {
-    auto start = py;
-    while (start > 0 && (std::isalnum(static_cast<unsigned char>(t[start - 1])) || t[start - 1] == '_')) --start;
-    if (t.compare(start, 5, "test_") == 0)
-      return "Title names the test file " + quote(t.substr(start, py + 3 - start)) + ".";
-  }
+  static const Regex kTestFile(R"((?:^|[^\w])(test_\w*\.py))");
+  if (Match m; re_search(t, kTestFile, m)) return "Title names the test file " + quote(m.str(1)) + ".";
   return "";
 }
 
