@@ -86,6 +86,18 @@ std::string ut_title(const Context& c) {
   return "";
 }
 
+// A unit-test issue said so by its traceback: a frame in a test file and test function ("File \".../test/test_ops.py\",
+// line 393, in test_compare_cpu"). E2E benchmarks run from benchmarks/dynamo/*.py, never from a test_*.py file; on
+// the real torch-xpu-ops issues every issue with such a frame that carries a test label carries `test: ut`. "" when
+// none.
+std::string ut_traceback(const Context& c) {
+  static const Regex kFrame(R"re(File "(?:[^"]*[/\\])?(test_\w*\.py)", line \d+, in (test_\w+))re");
+  for (const auto& line : c.error_lines)
+    if (Match m; re_search(line, kFrame, m))
+      return "Traceback frame in the test " + quote(m.str(1) + "::" + m.str(2)) + ".";
+  return "";
+}
+
 // The execution path a performance title names: "eager performance regression" -> ops (the eager kernels);
 // "eager and inductor performance regression" -> both paths, key "" (no single module). nullopt when the title
 // names no path, or compares inductor against eager ("inductor slower than eager" is inductor's).
@@ -191,6 +203,7 @@ std::optional<Decision> decide_test(const Context& c) {
   if (auto why = ut_title(c); !why.empty()) return Decision{"ut", why};
   for (const auto& cs : s.cases)
     if (!cs.e2e) return Decision{"ut", "Unit-test case " + quote(cs.test_id, 90) + "."};
+  if (auto why = ut_traceback(c); !why.empty()) return Decision{"ut", why};
   const auto* axis = c.tax->axis("test");
   if (axis && !axis->fallback.empty())
     return Decision{axis->fallback, "No E2E table, benchmark command or OOB model list: default.", true};

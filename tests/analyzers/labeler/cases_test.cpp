@@ -132,11 +132,44 @@ TEST(LabelerCases, AUnitTestTitleDecidesUt) {
   // Words that only contain the letters, or a .py file that is not a test, decide nothing.
   for (const char* title : {"Outstanding crash in utils", "setup.py fails to build", "butterfly kernel hangs"}) {
     auto r = label(title, "");
-    for (const auto& a : r.axes)
-      if (a.axis == "test") EXPECT_EQ(a.layer, "default") << title;
+    for (const auto& a : r.axes) {
+      if (a.axis == "test") {
+        EXPECT_EQ(a.layer, "default") << title;
+      }
+    }
   }
   // An E2E title still wins: the suite named first.
   EXPECT_EQ(value_of(label("[Bug Skip]: timm_models accuracy fail_accuracy", ""), "test"), "test: e2e");
+}
+
+// The traceback of real torch-xpu-ops #1612 (tracker: `module: ut`): a frame in a test file and test function decides
+// `test: ut` as a rule. A frame in a benchmark script, or in a test file outside a test function, does not.
+TEST(LabelerCases, ATracebackInATestDecidesUt) {
+  const char* body =
+      "```\n"
+      "  File \"/home/sdp/pytorch/third_party/torch-xpu-ops/test/xpu/../../../../test/test_ops.py\", line 393, in "
+      "test_compare_cpu\n"
+      "    cuda_results = op(sample.input, *sample.args, **sample.kwargs)\n"
+      "RuntimeError: could not create a primitive descriptor for the matmul primitive.\n"
+      "```\n";
+  auto r = label("[oneDNN] RuntimeError: could not create a primitive descriptor for the matmul primitive", body);
+  EXPECT_EQ(value_of(r, "test"), "test: ut");
+  for (const auto& a : r.axes)
+    if (a.axis == "test") {
+      EXPECT_EQ(a.reason, "Traceback frame in the test `test_ops.py::test_compare_cpu`.");
+      EXPECT_EQ(a.layer, "rules");
+    }
+  for (const char* frame : {"  File \"benchmarks/dynamo/common.py\", line 2100, in test_run\n",
+                            "  File \"/w/test/contest_ops.py\", line 12, in test_x\n",
+                            "  File \"/w/test/test_ops.py\", line 12, in helper\n"}) {
+    auto other = label("RuntimeError: could not create a primitive descriptor",
+                       std::string("```\nTraceback (most recent call last):\n") + frame + "RuntimeError: boom\n```\n");
+    for (const auto& a : other.axes) {
+      if (a.axis == "test") {
+        EXPECT_NE(a.layer, "rules") << frame;
+      }
+    }
+  }
 }
 
 TEST(LabelerCases, RegressionNeedsABeforeAfterPair) {
