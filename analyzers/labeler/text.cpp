@@ -223,6 +223,9 @@ Preprocessed preprocess(std::string_view body, Budget* budget) {
   Preprocessed p;
   std::string text = replace_all(body, "\r\n", "\n");
   std::replace(text.begin(), text.end(), '\r', '\n');
+  // A benchmark command run on Windows ("python benchmarks\dynamo\huggingface.py --accuracy ...") is the same
+  // command: every rule that reads benchmark commands reads them with forward slashes.
+  text = replace_all(text, "benchmarks\\dynamo\\", "benchmarks/dynamo/");
   check(budget);
 
   // <details> blocks holding a device dump go to the environment zone. A block that does not is skipped whole: a

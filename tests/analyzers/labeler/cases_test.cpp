@@ -172,6 +172,37 @@ TEST(LabelerCases, ATracebackInATestDecidesUt) {
   }
 }
 
+// Real torch-xpu-ops issues of the training history that the tracker labels `test: e2e` (#1385, #4379, #2150) and
+// `module: ao` (#1833, #3887): the word E2E in a title, an E2E status anywhere in the issue, a benchmark command run
+// on Windows, and the PT2E quantization flow's tag.
+TEST(LabelerCases, E2EWordsStatusesAndWindowsCommands) {
+  const auto test_reason = [](const LabelResult& r) {
+    for (const auto& a : r.axes)
+      if (a.axis == "test") return a.reason;
+    return std::string{};
+  };
+  auto word = label("Most of E2E models failed with torch._inductor.exc.InductorError on BMG windows", "");
+  EXPECT_EQ(value_of(word, "test"), "test: e2e");
+  auto status = label("[Triton 3.8.0] Track Triton 3.8.0 upgrade issues on B60 Linux",
+                      "Platform: B60 Linux\nTriton bad: 3.8.0\nfail_to_run\ntimeout\n");
+  EXPECT_EQ(value_of(status, "test"), "test: e2e");
+  EXPECT_EQ(test_reason(status), "Benchmark status `fail_to_run`.");
+  EXPECT_EQ(value_of(label("convit_base bfloat16 training accuracy got eager_fail_to_run", ""), "test"), "test: e2e");
+  // A unit test's timeout or pass is no benchmark status.
+  EXPECT_EQ(value_of(label("test_foo hangs", "FAILED test_foo.py::test_foo - timeout\n"), "test"), "test: ut");
+
+  auto windows = label("[Windows] Triton error on BMG",
+                       "python benchmarks\\dynamo\\huggingface.py --accuracy -d xpu -n10 --backend=inductor "
+                       "--inference --float32 --output=C:\\logs\\out.csv\n");
+  EXPECT_EQ(value_of(windows, "test"), "test: e2e");
+  EXPECT_NE(test_reason(windows).find("benchmarks/dynamo/huggingface.py"), std::string::npos) << test_reason(windows);
+
+  EXPECT_EQ(value_of(label("[Linux][PT2E] performance test got failed, int8 ASYMM and int8 SYMM",
+                           "python run_benchmark.py xpu --torchdynamo inductor -m demucs --quantization pt2e\n"),
+                     "module"),
+            "module: ao");
+}
+
 TEST(LabelerCases, RegressionNeedsABeforeAfterPair) {
   EXPECT_FALSE(has_label(label("[regression] hf_T5 slower", "speedup 0.8"), "regression"));
   EXPECT_TRUE(has_label(label("[regression] hf_T5 slower", "speedup 0.8 with 2.13 vs 2.12"), "regression"));
