@@ -241,13 +241,14 @@ std::optional<Decision> decide_hw(const Context& c) {
       from_title.insert(h.key);
       tags += "[" + h.tag + "]";
     }
+  // One platform tag is the reporter's filing, whatever the title compares it with ("[BMG] New failed test cases
+  // ... but pvc passed"); two tags ([LNL][BMG], [BMG/LNL]) or two platforms named without a tag: no single value.
+  if (from_title.size() == 1) return Decision{*from_title.begin(), "Title tag " + tags + "."};
+  if (from_title.size() > 1) return std::nullopt;
   auto rest = find_hw(lower(c.title.rest), *c.tax);
-  std::set<std::string> all = from_title;
-  all.insert(rest.begin(), rest.end());
-  if (all.size() > 1) return std::nullopt;  // [BMG/LNL]: two platforms, no single value
-  if (all.size() == 1) {
-    const auto& key = *all.begin();
-    if (!from_title.empty()) return Decision{key, "Title tag " + tags + "."};
+  if (rest.size() > 1) return std::nullopt;
+  if (rest.size() == 1) {
+    const auto& key = *rest.begin();
     return Decision{key, "Title names " + quote(hw_evidence(lower(c.title.rest), *c.tax, key)) + "."};
   }
   // The body outside the environment dump.

@@ -203,6 +203,16 @@ TEST(LabelerCases, E2EWordsStatusesAndWindowsCommands) {
             "module: ao");
 }
 
+// One platform tag decides hw whatever else the title names (history #2662, tracker `hw: BMG`); two platforms
+// without a tag, or two tags, decide nothing.
+TEST(LabelerCases, OnePlatformTagDecidesHw) {
+  auto tagged = label("[release/2.10][Windows][BMG] New failed test cases and 2.9 also failed but pvc passed", "");
+  EXPECT_EQ(value_of(tagged, "hw"), "hw: BMG");
+  EXPECT_EQ(value_of(label("Models got fail accuracy on BMG but passed on PVC", ""), "hw"), "");
+  EXPECT_EQ(value_of(label("[Windows][LNL][BMG] PyTorch 2.9 UT regression summary", ""), "hw"), "");
+  EXPECT_EQ(value_of(label("Softmax slow on BMG", ""), "hw"), "hw: BMG");
+}
+
 TEST(LabelerCases, RegressionNeedsABeforeAfterPair) {
   EXPECT_FALSE(has_label(label("[regression] hf_T5 slower", "speedup 0.8"), "regression"));
   EXPECT_TRUE(has_label(label("[regression] hf_T5 slower", "speedup 0.8 with 2.13 vs 2.12"), "regression"));
