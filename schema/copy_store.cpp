@@ -209,7 +209,8 @@ Result<std::vector<TableCopy>> compare_databases(Database& from, Database& to) {
   std::vector<TableCopy> out;
   for (const auto table : kTables) {
     PT_ASSIGN(const auto columns, columns_of(from, table));
-    TableCopy t{std::string(table)};
+    TableCopy t;
+    t.table = std::string(table);
     PT_ASSIGN(std::tie(t.rows_from, t.checksum_from), checksum(from, table, columns));
     PT_ASSIGN(std::tie(t.rows_to, t.checksum_to), checksum(to, table, columns));
     out.push_back(std::move(t));

@@ -182,7 +182,7 @@ simdjson::error_code read_event(od::object& obj, Event& ev) {
 class Scanner {
  public:
   Scanner(PaddedBuffer& buf, std::string_view file, const ClassifyOptions& options)
-      : buf_(buf), data_(buf.data()), size_(buf.size()), file_(file), options_(options) {}
+      : data_(buf.data()), size_(buf.size()), file_(file), options_(options) {}
 
   Result<TraceModel> run();
 
@@ -231,7 +231,6 @@ class Scanner {
     model_.categories = std::move(s.categories);
   }
 
-  PaddedBuffer& buf_;
   char* data_;
   std::size_t size_;
   std::string file_;

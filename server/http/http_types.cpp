@@ -7,11 +7,15 @@
 namespace perftriage::server {
 
 ApiResponse json_response(unsigned status, const nlohmann::json& body) {
-  return ApiResponse{status, "application/json", dump_json(body) + "\n", {}};
+  return text_response(status, "application/json", dump_json(body) + "\n");
 }
 
 ApiResponse text_response(unsigned status, std::string content_type, std::string body) {
-  return ApiResponse{status, std::move(content_type), std::move(body), {}};
+  ApiResponse r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
 }
 
 unsigned http_status(ErrorKind kind) {

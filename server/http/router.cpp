@@ -98,7 +98,7 @@ Result<ApiResponse> Router::answer(ApiRequest request, AppContext& app, std::str
     // RFC 9110 OPTIONS, and the CORS preflight: the methods the path takes. Whether a browser may go on is decided by
     // the Access-Control-* headers the transport adds (server/http/auth.hpp cors_headers), present only for an allowed
     // Origin.
-    ApiResponse r{204, "text/plain", "", {}};
+    ApiResponse r = text_response(204, "text/plain", "");
     r.headers.emplace_back("Allow", allow + ", OPTIONS");
     return r;
   }

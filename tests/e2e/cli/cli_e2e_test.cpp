@@ -177,7 +177,9 @@ TEST_F(CliE2E, ReadOnlyCommandsRefuseAMissingDatabase) {
   auto listed = run("runs --json");
   ::unsetenv("PERFTRIAGE_DB");
   ASSERT_EQ(ingested.status, 0);
-  if (!testing_support::on_postgres()) EXPECT_TRUE(std::filesystem::exists(db_));  // a URL names no file
+  if (!testing_support::on_postgres()) {
+    EXPECT_TRUE(std::filesystem::exists(db_));  // a URL names no file
+  }
   ASSERT_EQ(listed.status, 0);
   EXPECT_EQ(json::parse(listed.out).size(), 1u);
 }
@@ -246,7 +248,7 @@ TEST_F(CliE2E, OneFileNamedThreeWaysIsStoredOnce) {
   ASSERT_EQ(once.status, 0) << once.out;
   ASSERT_EQ(json::parse(once.out)["files"].size(), 1u) << once.out;
   EXPECT_EQ(json::parse(once.out)["files"][0]["path"], name);
-  for (const std::string given : {"./" + name, (dir_ / name).string(), name}) {
+  for (const std::string& given : {"./" + name, (dir_ / name).string(), name}) {
     auto again =
         run("--version >/dev/null && " + cd + "ingest --db " + db_ + " --platform BMG --run r --json " + given);
     ASSERT_EQ(again.status, 0) << again.out;

@@ -384,7 +384,9 @@ TEST_F(RetentionTest, EachRuleRemovesWhatItShouldAndNothingElse) {
   for (const auto& r : *runs) left.push_back(r.meta.key);
   EXPECT_EQ(left, (std::vector<std::string>{"BMG-march", "BMG-n02", "PVC-n01"}));
   expect_same_backlog(*store_, "BMG");
-  if (!testing_support::on_postgres()) EXPECT_EQ(count("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  if (!testing_support::on_postgres()) {
+    EXPECT_EQ(count("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  }
 
   // Raw bytes: dropped for the January files still there (BMG-n02, PVC-n01); their rows stay; March's kept.
   EXPECT_EQ(report->raw_files, 2 + 5);  // the files of the deleted runs were dropped before the runs went

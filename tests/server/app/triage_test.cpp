@@ -54,7 +54,9 @@ class Triage : public ::testing::Test {
     auto tx = schema::Transaction::begin(store_->db());
     EXPECT_TRUE(tx);
     auto c = schema::set_triage(store_->db(), key(model), state, issue, reason, "alice");
-    if (c) EXPECT_TRUE(tx->commit());
+    if (c) {
+      EXPECT_TRUE(tx->commit());
+    }
     return c;
   }
   std::optional<schema::Store> store_;

@@ -68,7 +68,9 @@ TEST(TrackerSync, APageKeepsIssuesOnly) {
 }
 
 TEST(TrackerSync, ABadRepositoryIsRefusedBeforeAnyRequest) {
-  GitHubClient client({.api_base = "http://127.0.0.1:1"});
+  GitHubClientConfig config;
+  config.api_base = "http://127.0.0.1:1";
+  GitHubClient client(config);
   const auto r = client.list_issues("a/b/milestones?x=", "", 1);
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.transport_error.find("not a GitHub repository"), std::string::npos);

@@ -262,7 +262,9 @@ TEST(ResponseCache, BoundedInBytesLeastRecentlyUsedFirst) {
   for (int i = 0; i < 200; ++i) {
     ASSERT_TRUE(cache.put("k" + std::to_string(i), data.now, sized(4000), data.fresh()));
     ASSERT_LE(cache.bytes(), max);
-    if (i >= 1) ASSERT_NE(cache.find("k0", data.fresh()), nullptr) << i;  // k0 is used after every insert: it stays
+    if (i >= 1) {
+      ASSERT_NE(cache.find("k0", data.fresh()), nullptr) << i;  // k0 is used after every insert: it stays
+    }
   }
   EXPECT_GT(cache.entries(), 10u);
   EXPECT_LT(cache.entries(), 20u);

@@ -91,8 +91,12 @@ TEST_F(UploadLimitsTest, ImpossibleValuesAreInvalidNotPassingNotSlow) {
   EXPECT_EQ(models, (std::set<std::string>{"NegSpeedup", "NanSpeedup", "NegBatch", "NegLatency", "InfLatency"}));
   const auto all = body(call("GET", "/api/v1/results?run=r1&flag=invalid"))["results"];
   for (const auto& r : all) {
-    if (r["model"] == "NegSpeedup") EXPECT_EQ(r["speedup_text"], "-1.50");  // what the file says is kept
-    if (r["model"] == "NegBatch") EXPECT_EQ(r["batch_size"], -4);
+    if (r["model"] == "NegSpeedup") {
+      EXPECT_EQ(r["speedup_text"], "-1.50");  // what the file says is kept
+    }
+    if (r["model"] == "NegBatch") {
+      EXPECT_EQ(r["batch_size"], -4);
+    }
   }
 
   auto slow = body(call("GET", "/api/v1/slow?run=r1&format=json"))["cases"];
@@ -128,8 +132,12 @@ TEST_F(UploadLimitsTest, DroppedExtraCellsAreAWarningNamingTheFile) {
   EXPECT_LT(rows.body.size(), 16u * 1024) << "the padded row must not turn into megabytes of JSON";
   const json all_rows = body(rows)["results"];
   for (const auto& r : all_rows) {
-    if (r["model"] == "Wide") EXPECT_EQ(r["extra"].size(), 16u);
-    if (r["model"] == "Padded") EXPECT_TRUE(r["extra"].empty());
+    if (r["model"] == "Wide") {
+      EXPECT_EQ(r["extra"].size(), 16u);
+    }
+    if (r["model"] == "Padded") {
+      EXPECT_TRUE(r["extra"].empty());
+    }
   }
 }
 
