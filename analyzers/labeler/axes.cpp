@@ -50,23 +50,22 @@ std::vector<std::string> dtype_words(std::string_view text) {
   return out;
 }
 
-// The first failing E2E benchmark status word in lower-case text (fail_accuracy, fail_to_run, eager_two_runs_differ,
-// model_fail_to_load, ...; not pass or timeout, which unit tests print too). "" when none. On the real torch-xpu-ops
-// issues (tests/fixtures/labeler/real, both files) every issue naming one that carries a test label carries
-// `test: e2e`.
-std::string failing_e2e_status(std::string_view text) {
-  std::string word;
+// The first word (letters, digits, '_') of lower-case text that `pred` accepts; "" when none.
+template <typename Pred>
+std::string first_word(std::string_view text, Pred pred) {
+  std::size_t start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
-    const char ch = i < text.size() ? text[i] : ' ';
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
-      word += ch;
-      continue;
-    }
-    if (word.find('_') != std::string::npos && is_e2e_status(word) && word != "pass_due_to_skip") return word;
-    word.clear();
+    if (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) continue;
+    if (i > start && pred(text.substr(start, i - start))) return std::string(text.substr(start, i - start));
+    start = i + 1;
   }
   return "";
 }
+
+// The first failing E2E benchmark status named in lower-case text (vocab.hpp is_failing_e2e_status). On the real
+// torch-xpu-ops issues (tests/fixtures/labeler/real, both files) every issue naming one that carries a test label
+// carries `test: e2e`.
+std::string failing_e2e_status(std::string_view text) { return first_word(text, is_failing_e2e_status); }
 
 // An E2E benchmark issue said so by its title: a benchmark suite named ("timm_models 2 models up to 16% eager
 // performance regression"), an E2E status ("hf_T5_generate inference accuracy fail_to_run"), the word E2E ("Most of
@@ -74,15 +73,8 @@ std::string failing_e2e_status(std::string_view text) {
 // 1100 lower than ..."). "" when none.
 std::string e2e_title(const Context& c) {
   const auto t = lower(c.title.rest);
-  std::string word;
-  for (char ch : t + " ") {
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
-      word += ch;
-      continue;
-    }
-    if (!normalize_suite(word).empty() || word == "timm") return "Title names the benchmark suite `" + word + "`.";
-    word.clear();
-  }
+  const auto suite = first_word(t, [](std::string_view w) { return w == "timm" || !normalize_suite(w).empty(); });
+  if (!suite.empty()) return "Title names the benchmark suite `" + suite + "`.";
   if (auto status = failing_e2e_status(t); !status.empty()) return "Title names the E2E status `" + status + "`.";
   if (contains_word(t, "e2e")) return "Title says E2E.";
   const bool models = contains_word(t, "models") || contains_word(t, "model");
@@ -245,11 +237,12 @@ std::optional<Decision> decide_hw(const Context& c) {
   // ... but pvc passed"); two tags ([LNL][BMG], [BMG/LNL]) or two platforms named without a tag: no single value.
   if (from_title.size() == 1) return Decision{*from_title.begin(), "Title tag " + tags + "."};
   if (from_title.size() > 1) return std::nullopt;
-  auto rest = find_hw(lower(c.title.rest), *c.tax);
+  const auto title = lower(c.title.rest);
+  auto rest = find_hw(title, *c.tax);
   if (rest.size() > 1) return std::nullopt;
   if (rest.size() == 1) {
     const auto& key = *rest.begin();
-    return Decision{key, "Title names " + quote(hw_evidence(lower(c.title.rest), *c.tax, key)) + "."};
+    return Decision{key, "Title names " + quote(hw_evidence(title, *c.tax, key)) + "."};
   }
   // The body outside the environment dump.
   std::string body;

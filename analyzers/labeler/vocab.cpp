@@ -146,6 +146,12 @@ bool is_e2e_status(std::string_view token) {
   return false;
 }
 
+bool is_failing_e2e_status(std::string_view token) {
+  // Every failing status has an underscore (pass and timeout have none): a plain word costs no lower-casing.
+  if (token.find('_') == std::string_view::npos || !is_e2e_status(token)) return false;
+  return lower(trim(token)) != "pass_due_to_skip";
+}
+
 bool is_eager_status(std::string_view status) { return lower(status).starts_with("eager_"); }
 
 }  // namespace perftriage::analyzers::labeler

@@ -22,6 +22,9 @@ std::string dtype_from_test_name(std::string_view name);
 
 // E2E statuses of the dynamo benchmark logs.
 bool is_e2e_status(std::string_view token);
+// An E2E status only a benchmark prints: fail_accuracy, fail_to_run, eager_two_runs_differ, ...; not pass,
+// pass_due_to_skip or timeout, which unit-test logs print too.
+bool is_failing_e2e_status(std::string_view token);
 bool is_eager_status(std::string_view status);  // eager path failed (eager_fail_to_run, eager_two_runs_differ, ...)
 
 }  // namespace perftriage::analyzers::labeler

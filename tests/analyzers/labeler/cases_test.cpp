@@ -123,19 +123,16 @@ TEST(LabelerCases, AUnitTestTitleDecidesUt) {
   for (const auto& [title, why] : titles) {
     auto r = label(title, "");
     EXPECT_EQ(value_of(r, "test"), "test: ut") << title;
-    for (const auto& a : r.axes)
-      if (a.axis == "test") {
-        EXPECT_EQ(a.reason, why) << title;
-        EXPECT_EQ(a.layer, "rules") << title;
-      }
+    if (const auto* a = row(r, "test")) {
+      EXPECT_EQ(a->reason, why) << title;
+      EXPECT_EQ(a->layer, "rules") << title;
+    }
   }
   // Words that only contain the letters, or a .py file that is not a test, decide nothing.
   for (const char* title : {"Outstanding crash in utils", "setup.py fails to build", "butterfly kernel hangs"}) {
     auto r = label(title, "");
-    for (const auto& a : r.axes) {
-      if (a.axis == "test") {
-        EXPECT_EQ(a.layer, "default") << title;
-      }
+    if (const auto* a = row(r, "test")) {
+      EXPECT_EQ(a->layer, "default") << title;
     }
   }
   // An E2E title still wins: the suite named first.
@@ -154,20 +151,17 @@ TEST(LabelerCases, ATracebackInATestDecidesUt) {
       "```\n";
   auto r = label("[oneDNN] RuntimeError: could not create a primitive descriptor for the matmul primitive", body);
   EXPECT_EQ(value_of(r, "test"), "test: ut");
-  for (const auto& a : r.axes)
-    if (a.axis == "test") {
-      EXPECT_EQ(a.reason, "Traceback frame in the test `test_ops.py::test_compare_cpu`.");
-      EXPECT_EQ(a.layer, "rules");
-    }
+  if (const auto* a = row(r, "test")) {
+    EXPECT_EQ(a->reason, "Traceback frame in the test `test_ops.py::test_compare_cpu`.");
+    EXPECT_EQ(a->layer, "rules");
+  }
   for (const char* frame : {"  File \"benchmarks/dynamo/common.py\", line 2100, in test_run\n",
                             "  File \"/w/test/contest_ops.py\", line 12, in test_x\n",
                             "  File \"/w/test/test_ops.py\", line 12, in helper\n"}) {
     auto other = label("RuntimeError: could not create a primitive descriptor",
                        std::string("```\nTraceback (most recent call last):\n") + frame + "RuntimeError: boom\n```\n");
-    for (const auto& a : other.axes) {
-      if (a.axis == "test") {
-        EXPECT_NE(a.layer, "rules") << frame;
-      }
+    if (const auto* a = row(other, "test")) {
+      EXPECT_NE(a->layer, "rules") << frame;
     }
   }
 }
@@ -177,9 +171,8 @@ TEST(LabelerCases, ATracebackInATestDecidesUt) {
 // on Windows, and the PT2E quantization flow's tag.
 TEST(LabelerCases, E2EWordsStatusesAndWindowsCommands) {
   const auto test_reason = [](const LabelResult& r) {
-    for (const auto& a : r.axes)
-      if (a.axis == "test") return a.reason;
-    return std::string{};
+    const auto* a = row(r, "test");
+    return a ? a->reason : std::string{};
   };
   auto word = label("Most of E2E models failed with torch._inductor.exc.InductorError on BMG windows", "");
   EXPECT_EQ(value_of(word, "test"), "test: e2e");

@@ -38,10 +38,15 @@ inline std::vector<std::string> sorted(std::vector<std::string> v) {
   return v;
 }
 
+// The row of one axis; nullptr when the labeler gave none.
+inline const AxisRow* row(const LabelResult& r, const std::string& axis) {
+  auto it = std::find_if(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.axis == axis; });
+  return it == r.axes.end() ? nullptr : &*it;
+}
+
 inline std::string value_of(const LabelResult& r, const std::string& axis) {
-  for (const auto& a : r.axes)
-    if (a.axis == axis) return a.value;
-  return "";
+  const auto* a = row(r, axis);
+  return a ? a->value : "";
 }
 
 inline bool has_label(const LabelResult& r, const std::string& label) {

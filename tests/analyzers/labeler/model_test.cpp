@@ -144,11 +144,6 @@ LabelResult label_with(const Taxonomy& t, const std::string& title, const std::s
   return label_issue(in, t, {}, layers);
 }
 
-const AxisRow* row(const LabelResult& r, const std::string& axis) {
-  auto it = std::find_if(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.axis == axis; });
-  return it == r.axes.end() ? nullptr : &*it;
-}
-
 TEST(LabelModel, RulesDecideFirstAndTheModelFillsWhatTheyLeft) {
   Taxonomy t = xpu_taxonomy();
   t.model = std::make_shared<const LabelModel>(train_model(history(), t, {}).value());
