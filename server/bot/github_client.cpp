@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/strings.hpp"
 #include "server/http/http_types.hpp"
 
 namespace perftriage::server {
@@ -216,6 +217,25 @@ std::optional<std::int64_t> find_marked_comment(const nlohmann::json& comments, 
     std::string_view b = body->get_ref<const std::string&>();
     while (!b.empty() && std::isspace(static_cast<unsigned char>(b.front()))) b.remove_prefix(1);
     if (b.substr(0, marker.size()) == marker) return id->get<std::int64_t>();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> find_marked_issue(const nlohmann::json& issues, std::string_view marker,
+                                              std::string_view author) {
+  if (!issues.is_array() || marker.empty()) return std::nullopt;
+  for (const auto& i : issues) {
+    if (!i.is_object() || i.contains("pull_request")) continue;
+    auto body = i.find("body");
+    auto number = i.find("number");
+    if (body == i.end() || !body->is_string() || number == i.end() || !number->is_number_integer()) continue;
+    const auto user = i.find("user");
+    const bool by_author = user != i.end() && user->is_object() && user->contains("login") &&
+                           (*user)["login"].is_string() &&
+                           iequals((*user)["login"].get_ref<const std::string&>(), author);
+    if (by_author && body->get_ref<const std::string&>().find(marker) != std::string::npos) {
+      return number->get<std::int64_t>();
+    }
   }
   return std::nullopt;
 }

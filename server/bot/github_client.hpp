@@ -76,4 +76,9 @@ class GitHubClient {
 // The id of the first comment in a page of GET .../comments whose body starts with `marker`; nullopt when none.
 std::optional<std::int64_t> find_marked_comment(const nlohmann::json& comments, std::string_view marker);
 
+// The number of the first issue in a page of GET /repos/{repo}/issues that `author` opened (case-insensitive login)
+// and whose body holds `marker`; pull requests are skipped. nullopt when none.
+std::optional<std::int64_t> find_marked_issue(const nlohmann::json& issues, std::string_view marker,
+                                              std::string_view author);
+
 }  // namespace perftriage::server

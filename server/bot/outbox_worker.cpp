@@ -5,6 +5,8 @@
 #include <set>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "analyzers/labeler/labeler.hpp"
@@ -52,6 +54,26 @@ std::vector<std::string> string_list(const json& j) {
     for (const auto& s : j)
       if (s.is_string()) out.push_back(s.get<std::string>());
   return out;
+}
+
+// `iso` ("YYYY-MM-DDTHH:MM:SSZ", as schema::now_iso8601 writes it) moved `seconds` back; "" (no bound) when `iso` is
+// not such a time.
+std::string iso_seconds_before(const std::string& iso, std::int64_t seconds) {
+  std::tm tm{};
+  char z = 0;
+  if (std::sscanf(iso.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &z) != 7 ||
+      z != 'Z') {
+    return {};
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  const std::time_t t = timegm(&tm) - static_cast<std::time_t>(seconds);
+  std::tm out{};
+  if (t < 0 || !gmtime_r(&t, &out)) return {};
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &out);
+  return buf;
 }
 
 std::string str_or(const json& j, const char* key) {
@@ -341,6 +363,20 @@ Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Datab
   return outcome;
 }
 
+std::optional<GitHubResponse> OutboxWorker::find_tracking_issue(const schema::OutboxRow& row, std::string_view marker,
+                                                                std::optional<std::int64_t>& number) {
+  // An issue this row opened was updated after the row was queued; an hour earlier allows for GitHub's clock.
+  const std::string since = iso_seconds_before(row.created_at, 3600);
+  for (int page = 1; page <= 10 && !number; ++page) {
+    auto r = client_.list_issues(row.repo, since, page);
+    if (!r.ok()) return r;
+    auto issues = r.json();
+    number = find_marked_issue(issues, marker, app_.settings().github.bot_login);
+    if (!issues.is_array() || issues.size() < 100) break;
+  }
+  return std::nullopt;
+}
+
 Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db) {
   const std::string fingerprint = str_or(row.payload, "fingerprint");
   json issue{{"title", str_or(row.payload, "title")}, {"body", str_or(row.payload, "body")}};
@@ -352,6 +388,21 @@ Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema
   if (*known) {
     auto r = mutate([&] { return client_.update_issue(row.repo, **known, issue); });
     if (r.status != 404) return answer(row, r);
+  } else {
+    // POST /issues has no idempotency key: an attempt killed between GitHub's 201 and the commit below left the issue
+    // on GitHub only. It is found again by the marker its body ends with (server/bot/tracking.cpp) and adopted.
+    std::optional<std::int64_t> found;
+    if (auto failed = find_tracking_issue(row, "<!-- perftriage:tracking " + fingerprint + " -->", found)) {
+      return answer(row, *failed);
+    }
+    if (found) {
+      auto r = mutate([&] { return client_.update_issue(row.repo, *found, issue); });
+      auto outcome = answer(row, r);
+      if (outcome.kind == Outcome::Kind::sent) {
+        record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, *found); });
+      }
+      if (r.status != 404) return outcome;
+    }
   }
   if (row.payload.contains("labels")) issue["labels"] = row.payload["labels"];
   auto r = mutate([&] { return client_.create_issue(row.repo, issue); });

@@ -81,6 +81,10 @@ class OutboxWorker {
   std::optional<GitHubResponse> find_comment(const schema::OutboxRow& row, std::string_view marker,
                                              std::optional<std::int64_t>& id);
   Outcome upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db);
+  // Pages through the repository's issues updated since the row was queued for one the bot opened with `marker` in
+  // its body (into `number`); the failed listing, if one failed.
+  std::optional<GitHubResponse> find_tracking_issue(const schema::OutboxRow& row, std::string_view marker,
+                                                    std::optional<std::int64_t>& number);
   // GitHub's answer to an attempt of `row`, as an outcome (sent, retry after a backoff, failed).
   Outcome answer(const schema::OutboxRow& row, const GitHubResponse& response) const;
 

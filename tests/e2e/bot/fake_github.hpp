@@ -270,6 +270,7 @@ class FakeGitHub {
       auto& issues = issues_[repo];
       const std::int64_t number = 100 + static_cast<std::int64_t>(issues.size());
       issues[number] = body;
+      list_opened(repo, number, body);
       return reply(201, {{"number", number}});
     }
     if (r.method == "PATCH" && RE2::FullMatch(r.target, kIssue, &repo, &num)) {
@@ -277,9 +278,25 @@ class FakeGitHub {
       const auto number = std::stoll(num);
       if (!issues.count(number)) return reply(404, {{"message", "Not Found"}});
       issues[number].update(body);
+      list_opened(repo, number, issues[number]);
       return reply(200, {{"number", number}});
     }
     return reply(404, {{"message", "Not Found"}});
+  }
+
+  // An issue opened or edited through the API is listed as GitHub lists it: by the bot, updated now.
+  void list_opened(const std::string& repo, std::int64_t number, const nlohmann::json& issue) {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char now[32];
+    std::strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    listed_[repo][number] = {{"number", number},
+                             {"title", issue.value("title", "")},
+                             {"body", issue.value("body", "")},
+                             {"state", issue.value("state", "open")},
+                             {"user", {{"login", "perftriage[bot]"}}},
+                             {"updated_at", now}};
   }
 
   // The query of a request target, percent-decoded ('+' is a space, as a form query).

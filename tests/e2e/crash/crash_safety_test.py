@@ -24,7 +24,8 @@ Checked at the end:
     answers 422 already_exists, adding labels is idempotent). Tracking issues are opt-in (--tracking-issues N,
     checks one GitHub issue per fingerprint): `POST /repos/R/issues` has no idempotency key, so unless the worker
     finds the issue it already opened before opening it again, a kill between GitHub's 201 and the commit that
-    records the number opens a second one (it did when this test was written);
+    records the number opens a second one (it did when this test was written; the worker now lists the issues and
+    adopts the one whose body carries the fingerprint's marker);
   - a clean SIGTERM exit (0) at the end, then `PRAGMA integrity_check` = ok and `foreign_key_check` empty.
 
 Exits 0 when every check passed, 1 otherwise (the temporary directory with the server logs is then kept).
@@ -178,6 +179,14 @@ class FakeGitHub:
                 self.next_id += 1
                 self.comments.setdefault(int(m.group(2)), []).append(c)
                 return 201, dict(c)
+            if method == "GET" and re.fullmatch(r"/repos/([^/]+/[^/]+)/issues", path):
+                # Every issue opened here, 'since' ignored (they are all newer than any action), least recent first.
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
+                page = int(query.get("page", ["1"])[0])
+                per_page = int(query.get("per_page", ["30"])[0])
+                listed = [{"number": n, "title": i["title"], "body": i["body"], "user": {"login": BOT}}
+                          for n, i in sorted(self.issues.items())]
+                return 200, listed[(page - 1) * per_page: page * per_page]
             if method == "POST" and re.fullmatch(r"/repos/([^/]+/[^/]+)/issues", path):
                 number = 100 + len(self.issues)
                 self.issues[number] = {"title": body.get("title", ""), "body": body.get("body", "")}

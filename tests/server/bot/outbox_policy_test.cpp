@@ -141,6 +141,24 @@ TEST(FindMarkedComment, NoneWithoutTheMarker) {
   EXPECT_EQ(find_marked_comment(comments, "<!-- m -->"), std::nullopt);
 }
 
+TEST(FindMarkedIssue, TheBotsIssueWithTheFingerprintsMarker) {
+  const std::string marker = "<!-- perftriage:tracking intel/torch-xpu-ops|BMG|2.12|slow -->";
+  auto issues = json::parse(R"([
+    {"number": 7, "body": "quoting it: <!-- perftriage:tracking intel/torch-xpu-ops|BMG|2.12|slow -->",
+     "user": {"login": "alice"}},
+    {"number": 8, "body": "<!-- perftriage:tracking intel/torch-xpu-ops|BMG|2.12|slow -->", "user": {"login":
+     "perftriage[bot]"}, "pull_request": {"url": "x"}},
+    {"number": 9, "body": "## Summary\n<!-- perftriage:tracking intel/torch-xpu-ops|BMG|2.12|regressions -->\n",
+     "user": {"login": "perftriage[bot]"}},
+    {"number": 10, "body": null, "user": {"login": "perftriage[bot]"}},
+    {"number": 11, "body": "## Summary\n<!-- perftriage:tracking intel/torch-xpu-ops|BMG|2.12|slow -->\n",
+     "user": {"login": "PerfTriage[bot]"}}])");
+  // Not someone else's issue quoting the marker, not a pull request, not another fingerprint's issue.
+  EXPECT_EQ(find_marked_issue(issues, marker, "perftriage[bot]"), 11);
+  EXPECT_EQ(find_marked_issue(issues, marker, "someone-else"), std::nullopt);
+  EXPECT_EQ(find_marked_issue(json::parse(R"({"message":"Not Found"})"), marker, "perftriage[bot]"), std::nullopt);
+}
+
 TEST(FindMarkedComment, NoneForANonArray) {
   EXPECT_EQ(find_marked_comment(json::parse(R"({"message":"Not Found"})"), "<!-- m -->"), std::nullopt);
 }
