@@ -10,6 +10,7 @@
 //   - objects: keys in the order they are written. nlohmann::json sorts them (byte order), so a caller that must
 //     match a dumped document writes its keys in that order.
 // Commas are placed by the writer: key() before each member, then exactly one value, array or object.
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -151,14 +152,22 @@ class JsonWriter {
     return *this;
   }
 
+  // Per byte: kEscape when a JSON string cannot hold it as it is (control characters, '"', '\\'), kNonAscii from
+  // 0x80 up. One table lookup per byte and no branch: the scan is most of the cost of a large body's strings.
+  static constexpr unsigned char kEscape = 1U, kNonAscii = 2U;
+  static constexpr std::array<unsigned char, 256> kByteClass = [] {
+    std::array<unsigned char, 256> t{};
+    for (unsigned c = 0; c < 0x20U; ++c) t[c] = kEscape;
+    t['"'] = t['\\'] = kEscape;
+    for (unsigned c = 0x80U; c < 256U; ++c) t[c] = kNonAscii;
+    return t;
+  }();
+
   void quoted(std::string_view s) {
-    bool plain = true, ascii = true;  // plain: nothing to escape
-    for (const char ch : s) {
-      const auto c = static_cast<unsigned char>(ch);
-      plain = plain && c >= 0x20U && c != '"' && c != '\\';
-      ascii = ascii && c < 0x80U;
-    }
-    if (!ascii && !valid_utf8(s)) {
+    unsigned char seen = 0;
+    for (const char ch : s) seen |= kByteClass[static_cast<unsigned char>(ch)];
+    const bool plain = (seen & kEscape) == 0;  // nothing to escape
+    if ((seen & kNonAscii) != 0 && !valid_utf8(s)) {
       // Rare (a name from outside): nlohmann's own replacement rules, exactly.
       out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       return;
