@@ -40,7 +40,6 @@ void absorb(const model::ResultRecord& row, CaseSide& side) {
   side.compilation_s = row.compilation_latency_s;
   side.dynamo_peak_mem_gb = row.dynamo_peak_mem_gb;
   side.failed = row.failed;
-  side.source = row.source;
 }
 
 void judge(CaseComparison& c, const Thresholds& t) {

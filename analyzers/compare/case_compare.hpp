@@ -31,7 +31,6 @@ struct CaseSide {
   std::optional<double> compiled_ms, eager_ms, compilation_s, dynamo_peak_mem_gb;
   std::string accuracy;  // "" = no accuracy row for this case
   bool failed = false;
-  std::string source;
 
   // PyTorch HUD: accuracy passes (when an accuracy row exists) and the performance row did not fail.
   [[nodiscard]] bool passing() const;

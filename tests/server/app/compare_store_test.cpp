@@ -100,12 +100,19 @@ TEST_F(CompareStoreTest, FixtureRunsGiveTheHandComputedAggregates) {
   EXPECT_EQ(o.missing, 1);
   EXPECT_EQ(o.added, 1);
   for (const auto& c : cases) {
-    if (c.key.model != "ModelB") continue;
-    EXPECT_DOUBLE_EQ(*c.inductor_ratio, 0.8);
-    EXPECT_EQ(c.target.source,
+    if (c.key.model == "ModelB") {
+      EXPECT_DOUBLE_EQ(*c.inductor_ratio, 0.8);
+    }
+  }
+  int model_b = 0;
+  for (const auto& r : input->target_rows) {  // each row read with its file's path
+    if (r.model != "ModelB" || r.kind != "performance") continue;
+    ++model_b;
+    EXPECT_EQ(r.source,
               "huggingface/bfloat16/inference/performance/"
               "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv");
   }
+  EXPECT_EQ(model_b, 1);
 }
 
 TEST_F(CompareStoreTest, BaseByRulePrevious) {
