@@ -7,6 +7,7 @@
 //      first touch of ~30 MB of heap, which a running server has paid long before).
 //   2. with --history-db PATH (built by scripts/gen_history_db.sh, >= 10M rows): one case's history across
 //      the platform's 1,000 runs (SQL) + change detection; target < 20 ms.
+// The heap is kept as `perftriage serve` keeps it (common/heap_tuning.hpp) unless --glibc-heap is given.
 // Numbers are the first (cold) run, the min and the median of repeated runs, printed; nothing here asserts a time.
 #include <fmt/format.h>
 
@@ -23,6 +24,7 @@
 #include "analyzers/compare/change_detection.hpp"
 #include "analyzers/compare/compare_render.hpp"
 #include "bench/nightly.hpp"
+#include "common/heap_tuning.hpp"
 #include "schema/history_store.hpp"
 #include "server/app/ingest_service.hpp"
 
@@ -153,6 +155,13 @@ int history(const std::string& path, int iterations) {
 int main(int argc, char** argv) {
   std::string history_db, dump_path;
   int iterations = 15;
+  bool server_heap = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--glibc-heap") server_heap = false;
+  }
+  // As `perftriage serve` runs (common/heap_tuning.hpp); --glibc-heap keeps glibc's defaults, to see the difference.
+  const bool kept = server_heap && keep_freed_heap();
+  std::cout << (kept ? "heap: freed memory kept, as perftriage serve does\n" : "heap: glibc's defaults\n");
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--history-db") history_db = argv[i + 1];
     if (std::string(argv[i]) == "--dump") dump_path = argv[i + 1];

@@ -9,6 +9,7 @@
 #include <ostream>
 #include <thread>
 
+#include "common/heap_tuning.hpp"
 #include "common/periodic_task.hpp"
 #include "schema/backup.hpp"
 #include "schema/sqlite.hpp"
@@ -148,6 +149,7 @@ Result<int> run_server(const server::Settings& settings, Io io) {
 }
 
 Result<int> serve(const SettingsFlags& flags, Io io) {
+  keep_freed_heap();  // common/heap_tuning.hpp: a large answer does not fault its memory in afresh each time
   const auto settings = resolve(flags, io);
   if (!settings) return 2;  // a usage error: the configuration
   PT_TRY(prepare_database(*settings, io));
