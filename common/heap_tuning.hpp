@@ -14,6 +14,15 @@
 #include <malloc.h>
 #endif
 
+// GCC says __SANITIZE_ADDRESS__; clang says __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define PERFTRIAGE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PERFTRIAGE_ASAN 1
+#endif
+#endif
+
 namespace perftriage {
 
 inline constexpr int kKeepHeapMmapThreshold = 16 << 20;  // bytes: blocks below come from the heap
@@ -21,7 +30,7 @@ inline constexpr int kKeepHeapTrimThreshold = 32 << 20;  // bytes of free heap t
 
 // True when the thresholds were set (glibc, no malloc tunables given).
 inline bool keep_freed_heap() {
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !defined(PERFTRIAGE_ASAN)
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return false;
   // Setting either turns off glibc's own threshold that grows with what was freed; both are set.
