@@ -157,16 +157,17 @@ int main(int argc, char** argv) {
   int iterations = 15;
   bool server_heap = true;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--glibc-heap") server_heap = false;
+    const std::string arg = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (arg == "--glibc-heap") server_heap = false;
+    if (!value) continue;
+    if (arg == "--history-db") history_db = value;
+    if (arg == "--dump") dump_path = value;
+    if (arg == "--iterations") iterations = std::max(1, std::atoi(value));
   }
   // As `perftriage serve` runs (common/heap_tuning.hpp); --glibc-heap keeps glibc's defaults, to see the difference.
   const bool kept = server_heap && keep_freed_heap();
   std::cout << (kept ? "heap: freed memory kept, as perftriage serve does\n" : "heap: glibc's defaults\n");
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--history-db") history_db = argv[i + 1];
-    if (std::string(argv[i]) == "--dump") dump_path = argv[i + 1];
-    if (std::string(argv[i]) == "--iterations") iterations = std::max(1, std::atoi(argv[i + 1]));
-  }
   if (int rc = compare_nightlies(iterations, dump_path)) return rc;
   if (!history_db.empty()) return history(history_db, iterations + 6);
   std::cout << "(history benchmark skipped: build its database with scripts/gen_history_db.sh)\n";

@@ -244,14 +244,16 @@ std::string merge_environment(const std::string& old_json, const std::string& ne
 
 }  // namespace
 
-std::string now_iso8601() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+std::string iso8601_utc(std::time_t t) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string now_iso8601() {
+  return iso8601_utc(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()));
 }
 
 Result<Store> Store::open(const std::string& path) {

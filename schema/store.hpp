@@ -3,6 +3,7 @@
 // expectations. Writes are called inside a Transaction (BEGIN IMMEDIATE) owned by the caller, so that one
 // upload is one transaction; reads are single statements.
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -157,5 +158,7 @@ Result<std::vector<model::ResultRecord>> results(Database& db, const ResultFilte
 Result<std::vector<model::MissingRecord>> missing(Database& db, const model::RunRecord& run);
 
 std::string now_iso8601();
+// `t` (unix seconds) as "YYYY-MM-DDTHH:MM:SSZ", UTC: the form every time column holds.
+std::string iso8601_utc(std::time_t t);
 
 }  // namespace perftriage::schema

@@ -11,6 +11,8 @@
 #include <ctime>
 #include <limits>
 
+#include "schema/store.hpp"
+
 namespace perftriage::schema {
 namespace {
 
@@ -152,13 +154,8 @@ Result<std::optional<std::int64_t>> parse_token_lifetime(std::string_view text) 
 }
 
 std::string iso8601_from_now(std::int64_t seconds) {
-  const std::time_t t =
-      std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) + static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return iso8601_utc(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()) +
+                     static_cast<std::time_t>(seconds));
 }
 
 bool valid_token_name(std::string_view name) {

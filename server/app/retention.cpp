@@ -10,6 +10,7 @@
 
 #include "schema/audit_store.hpp"
 #include "schema/run_delete.hpp"
+#include "schema/store.hpp"
 #include "server/app/app_context.hpp"
 #include "schema/task_lock.hpp"
 
@@ -31,12 +32,7 @@ bool starts_with_date(const std::string& s) {
 
 std::string retention_cutoff(std::chrono::system_clock::time_point now, int days) {
   if (days <= 0) return {};
-  const std::time_t t = std::chrono::system_clock::to_time_t(now - std::chrono::hours(24) * days);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return schema::iso8601_utc(std::chrono::system_clock::to_time_t(now - std::chrono::hours(24) * days));
 }
 
 bool kept_by_tag(const std::vector<std::string>& tags, const std::vector<std::string>& keep_tags) {

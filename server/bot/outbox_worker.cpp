@@ -11,6 +11,8 @@
 
 #include "analyzers/labeler/labeler.hpp"
 #include "common/strings.hpp"
+#include "schema/store.hpp"
+#include "server/bot/tracking.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -69,11 +71,21 @@ std::string iso_seconds_before(const std::string& iso, std::int64_t seconds) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   const std::time_t t = timegm(&tm) - static_cast<std::time_t>(seconds);
-  std::tm out{};
-  if (t < 0 || !gmtime_r(&t, &out)) return {};
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &out);
-  return buf;
+  return t < 0 ? std::string{} : schema::iso8601_utc(t);
+}
+
+// Pages 1-10 of a GitHub listing asked 100 at a time (`fetch(page)`) until `pick(page's JSON)` finds an id (into
+// `found`); the answer of the page that failed, if one did.
+template <class Fetch, class Pick>
+std::optional<GitHubResponse> first_in_pages(const Fetch& fetch, const Pick& pick, std::optional<std::int64_t>& found) {
+  for (int page = 1; page <= 10 && !found; ++page) {
+    auto r = fetch(page);
+    if (!r.ok()) return r;
+    const auto items = r.json();
+    found = pick(items);
+    if (!items.is_array() || items.size() < 100) break;
+  }
+  return std::nullopt;
 }
 
 std::string str_or(const json& j, const char* key) {
@@ -310,14 +322,8 @@ Outcome OutboxWorker::add_labels(const schema::OutboxRow& row, schema::Database&
 
 std::optional<GitHubResponse> OutboxWorker::find_comment(const schema::OutboxRow& row, std::string_view marker,
                                                          std::optional<std::int64_t>& id) {
-  for (int page = 1; page <= 10 && !id; ++page) {
-    auto r = client_.list_comments(row.repo, row.issue_number, page);
-    if (!r.ok()) return r;
-    auto comments = r.json();
-    id = find_marked_comment(comments, marker);
-    if (!comments.is_array() || comments.size() < 100) break;
-  }
-  return std::nullopt;
+  return first_in_pages([&](int page) { return client_.list_comments(row.repo, row.issue_number, page); },
+                        [&](const json& comments) { return find_marked_comment(comments, marker); }, id);
 }
 
 Outcome OutboxWorker::upsert_marked_comment(const schema::OutboxRow& row) {
@@ -367,14 +373,9 @@ std::optional<GitHubResponse> OutboxWorker::find_tracking_issue(const schema::Ou
                                                                 std::optional<std::int64_t>& number) {
   // An issue this row opened was updated after the row was queued; an hour earlier allows for GitHub's clock.
   const std::string since = iso_seconds_before(row.created_at, 3600);
-  for (int page = 1; page <= 10 && !number; ++page) {
-    auto r = client_.list_issues(row.repo, since, page);
-    if (!r.ok()) return r;
-    auto issues = r.json();
-    number = find_marked_issue(issues, marker, app_.settings().github.bot_login);
-    if (!issues.is_array() || issues.size() < 100) break;
-  }
-  return std::nullopt;
+  return first_in_pages(
+      [&](int page) { return client_.list_issues(row.repo, since, page, 100); },
+      [&](const json& issues) { return find_marked_issue(issues, marker, app_.settings().github.bot_login); }, number);
 }
 
 Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db) {
@@ -385,23 +386,20 @@ Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema
   }
   auto known = schema::tracking_issue(db, fingerprint);
   if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
-  if (*known) {
-    auto r = mutate([&] { return client_.update_issue(row.repo, **known, issue); });
-    if (r.status != 404) return answer(row, r);
-  } else {
+  std::optional<std::int64_t> number = *known;
+  if (!number) {
     // POST /issues has no idempotency key: an attempt killed between GitHub's 201 and the commit below left the issue
-    // on GitHub only. It is found again by the marker its body ends with (server/bot/tracking.cpp) and adopted.
-    std::optional<std::int64_t> found;
-    if (auto failed = find_tracking_issue(row, "<!-- perftriage:tracking " + fingerprint + " -->", found)) {
-      return answer(row, *failed);
-    }
-    if (found) {
-      auto r = mutate([&] { return client_.update_issue(row.repo, *found, issue); });
+    // on GitHub only. It is found again by the marker its body ends with (tracking_marker) and adopted.
+    if (auto failed = find_tracking_issue(row, tracking_marker(fingerprint), number)) return answer(row, *failed);
+  }
+  if (number) {
+    auto r = mutate([&] { return client_.update_issue(row.repo, *number, issue); });
+    if (r.status != 404) {  // 404: someone deleted it; open a new one
       auto outcome = answer(row, r);
-      if (outcome.kind == Outcome::Kind::sent) {
-        record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, *found); });
+      if (outcome.kind == Outcome::Kind::sent && !*known) {
+        record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, *number); });
       }
-      if (r.status != 404) return outcome;
+      return outcome;
     }
   }
   if (row.payload.contains("labels")) issue["labels"] = row.payload["labels"];
@@ -410,8 +408,8 @@ Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema
   if (outcome.kind == Outcome::Kind::sent) {
     auto j = r.json();
     if (j.is_object() && j.contains("number") && j["number"].is_number_integer()) {
-      const auto number = j["number"].get<std::int64_t>();
-      record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, number); });
+      const auto opened = j["number"].get<std::int64_t>();
+      record(db, [&] { return schema::set_tracking_issue(db, fingerprint, row.repo, opened); });
     }
   }
   return outcome;

@@ -204,7 +204,7 @@ Result<Built> build_slow_issue(schema::Store& store, const std::vector<model::Ru
   b.title = report.substr(0, cut);
   b.label_text = cut == std::string::npos ? std::string() : report.substr(cut + 1);
   b.body = b.label_text + fixed_and_apart_markdown(cases) + root_causes_markdown(cases, findings, b.causes);
-  b.body += "\n<!-- perftriage:tracking " + fingerprint + " -->\n";
+  b.body += "\n" + tracking_marker(fingerprint) + "\n";
   return b;
 }
 
@@ -269,7 +269,7 @@ Result<std::optional<Built>> build_regression_issue(schema::Store& store, const 
   const auto cut = report.find('\n');
   b.title = report.substr(0, cut);
   b.label_text = cut == std::string::npos ? std::string() : report.substr(cut + 1);
-  b.body = b.label_text + "\n<!-- perftriage:tracking " + fingerprint + " -->\n";
+  b.body = b.label_text + "\n" + tracking_marker(fingerprint) + "\n";
   return std::optional<Built>(std::move(b));
 }
 
@@ -448,6 +448,10 @@ std::optional<std::string> tracked_release(const TrackingPolicy& policy, const m
 std::string tracking_fingerprint(const TrackingPolicy& policy, const std::string& platform, const std::string& release,
                                  std::string_view kind) {
   return policy.repo + "|" + platform + "|" + release + "|" + std::string(kind);
+}
+
+std::string tracking_marker(std::string_view fingerprint) {
+  return "<!-- perftriage:tracking " + std::string(fingerprint) + " -->";
 }
 
 Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {

@@ -37,6 +37,10 @@ std::optional<std::string> tracked_release(const TrackingPolicy& policy, const m
 std::string tracking_fingerprint(const TrackingPolicy& policy, const std::string& platform, const std::string& release,
                                  std::string_view kind);
 
+// "<!-- perftriage:tracking FINGERPRINT -->": the line a tracking issue's body ends with, by which the outbox finds
+// an issue it opened but never recorded.
+std::string tracking_marker(std::string_view fingerprint);
+
 struct TrackingPass {
   std::int64_t entries = 0;    // queue entries handled
   std::int64_t evaluated = 0;  // tracking issues rebuilt

@@ -29,6 +29,15 @@ namespace perftriage::testing {
 
 namespace beast_http = boost::beast::http;
 
+// `t` as GitHub writes a time: "YYYY-MM-DDTHH:MM:SSZ", UTC.
+inline std::string github_time(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 class FakeGitHub {
  public:
   enum class Fault {
@@ -286,17 +295,12 @@ class FakeGitHub {
 
   // An issue opened or edited through the API is listed as GitHub lists it: by the bot, updated now.
   void list_opened(const std::string& repo, std::int64_t number, const nlohmann::json& issue) {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char now[32];
-    std::strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
     listed_[repo][number] = {{"number", number},
                              {"title", issue.value("title", "")},
                              {"body", issue.value("body", "")},
                              {"state", issue.value("state", "open")},
                              {"user", {{"login", "perftriage[bot]"}}},
-                             {"updated_at", now}};
+                             {"updated_at", github_time(std::time(nullptr))}};
   }
 
   // The query of a request target, percent-decoded ('+' is a space, as a form query).

@@ -32,15 +32,8 @@ namespace fs = std::filesystem;
 constexpr const char* kTracker = "intel/torch-xpu-ops";
 constexpr std::time_t kBase = 1704067200;  // 2024-01-01T00:00:00Z
 
-std::string iso(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 // Issue n is updated at kBase + n minutes unless told otherwise.
-std::string updated(std::int64_t n) { return iso(kBase + n * 60); }
+std::string updated(std::int64_t n) { return github_time(kBase + n * 60); }
 
 json issue_item(std::int64_t n, const std::string& updated_at, std::vector<std::string> labels = {}) {
   json l = json::array();
@@ -79,7 +72,7 @@ class TrackerSyncE2E : public ::testing::Test {
                                               i % 2 ? std::vector<std::string>{"module: inductor", "hw: BMG"}
                                                     : std::vector<std::string>{}));
     }
-    json pr = issue_item(n + 50, iso(kBase + 150 * 60 + 30));
+    json pr = issue_item(n + 50, github_time(kBase + 150 * 60 + 30));
     pr["pull_request"] = {{"url", "https://api.github.com/repos/intel/torch-xpu-ops/pulls/300"}};
     github_.seed_issue(kTracker, pr);
   }
