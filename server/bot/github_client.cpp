@@ -170,14 +170,15 @@ GitHubResponse GitHubClient::list_comments(std::string_view repo, std::int64_t n
                             "/comments?per_page=100&page=" + std::to_string(page));
 }
 
-GitHubResponse GitHubClient::list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page) {
+GitHubResponse GitHubClient::list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page,
+                                         Order order) {
   if (!is_github_repo(repo)) {
     GitHubResponse refused;
     refused.transport_error = "not a GitHub repository name (owner/name): '" + std::string(repo) + "'";
     return refused;
   }
-  std::string path = "/repos/" + std::string(repo) +
-                     "/issues?state=all&sort=updated&direction=asc&per_page=" + std::to_string(per_page) +
+  std::string path = "/repos/" + std::string(repo) + "/issues?state=all&sort=updated&direction=" +
+                     (order == Order::most_recent_first ? "desc" : "asc") + "&per_page=" + std::to_string(per_page) +
                      "&page=" + std::to_string(page);
   if (!since_iso.empty()) {
     path += "&since=";

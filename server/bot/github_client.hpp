@@ -59,10 +59,13 @@ class GitHubClient {
   GitHubResponse update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body);
   GitHubResponse create_issue(std::string_view repo, const nlohmann::json& issue);
   GitHubResponse update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue);
-  // GET /repos/{repo}/issues?state=all&sort=updated&direction=asc&per_page=N&page=P[&since=ISO]: issues and pull
-  // requests, least recently updated first. `since` "" = all. A repository name is_github_repo refuses is not sent:
-  // status 0 with transport_error saying why.
-  GitHubResponse list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page = 100);
+  // GET /repos/{repo}/issues?state=all&sort=updated&direction=asc|desc&per_page=N&page=P[&since=ISO]: issues and
+  // pull requests updated at or after `since` ("" = all), least recently updated first (a sync that resumes where it
+  // stopped) or most recently first (a search for something just done). A repository name is_github_repo refuses is
+  // not sent: status 0 with transport_error saying why.
+  enum class Order { least_recent_first, most_recent_first };
+  GitHubResponse list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page = 100,
+                             Order order = Order::least_recent_first);
 
   // A request in flight is aborted (status 0) soon after *flag becomes true: shutdown need not wait for a timeout.
   void set_abort_flag(const std::atomic<bool>* flag) noexcept { abort_ = flag; }

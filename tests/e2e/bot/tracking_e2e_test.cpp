@@ -270,8 +270,8 @@ TEST_F(TrackingE2E, ReleaseRunsOpenUpdateAndCloseOneIssue) {
   EXPECT_EQ(mutations, mutations_before);
 }
 
-// A release run against the platform's previous release: the regressions issue, opened once, closed when a re-run
-// of the release candidate has none left.
+// POST /issues has no idempotency key: an issue GitHub opened for an attempt killed before it recorded the number is
+// found again by its marker, not opened a second time.
 TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsAdoptedNotOpenedAgain) {
   // GitHub opens the issue but its answer never comes; the server dies before it can record the number.
   github_.set_hang_ms(5000);
@@ -297,6 +297,38 @@ TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsAdoptedNotOpenedAgain) {
             std::string::npos);
 }
 
+// A busy repository: 1,000 other issues were updated after the action was queued and before the killed attempt
+// opened its issue. The search reads the most recently updated first, so the opened issue is on its first page
+// (least recent first, it would be the 1,001st, past the 10 pages read, and a second issue would be opened).
+TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsFoundPastAThousandOtherUpdates) {
+  const std::string half_an_hour_ago = github_time(std::time(nullptr) - 1800);
+  for (int n = 1001; n <= 2000; ++n) {  // numbers apart from the fake's own (100, 101, ...)
+    github_.seed_issue(kRepo, {{"number", n},
+                               {"title", fmt::format("someone's issue {}", n)},
+                               {"body", "not ours"},
+                               {"user", {{"login", "someone"}}},
+                               {"updated_at", half_an_hour_ago}});
+  }
+  github_.set_hang_ms(5000);
+  github_.fail_next("POST", "/repos/intel/torch-xpu-ops/issues$", FakeGitHub::Fault::apply_then_hang);
+  ingest("bmg-2.12-rc1", "2026-05-01T00:00:00Z", fixture("seed_bmg_2.12"));
+  start();
+  ASSERT_TRUE(wait_until([&] { return github_.issues(kRepo).size() == 1; }, std::chrono::seconds(20)));
+  server_->stop(SIGKILL);
+  const std::string listing = "/repos/intel/torch-xpu-ops/issues\\?";
+  const std::size_t listed_before = github_.requests("GET", listing).size();  // the first attempt's: 10 pages
+
+  start();
+  ASSERT_TRUE(drain(port())) << outbox(port()).dump(2);
+  EXPECT_EQ(github_.issues(kRepo).size(), 1u);
+  EXPECT_EQ(github_.requests("POST", "/repos/intel/torch-xpu-ops/issues$").size(), 1u);
+  const auto listings = github_.requests("GET", listing);
+  ASSERT_EQ(listings.size(), listed_before + 1);  // after the restart one page was enough
+  EXPECT_NE(listings.back().target.find("direction=desc"), std::string::npos) << listings.back().target;
+}
+
+// A release run against the platform's previous release: the regressions issue, opened once, closed when a re-run
+// of the release candidate has none left.
 TEST_F(TrackingE2E, RegressionsAgainstThePreviousReleaseOpenThenClose) {
   const fs::path previous = dir_ / "rc0";
   write_second_run(previous, "", 0.7);  // 2.11: every seed case but Electra compiled 30% faster than in 2.12

@@ -180,12 +180,14 @@ class FakeGitHub:
                 self.comments.setdefault(int(m.group(2)), []).append(c)
                 return 201, dict(c)
             if method == "GET" and re.fullmatch(r"/repos/([^/]+/[^/]+)/issues", path):
-                # Every issue opened here, 'since' ignored (they are all newer than any action), least recent first.
+                # Every issue opened here, 'since' ignored (they are all newer than any action), in the order of
+                # opening (least recent first; 'direction=desc' most recent first).
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
                 page = int(query.get("page", ["1"])[0])
                 per_page = int(query.get("per_page", ["30"])[0])
                 listed = [{"number": n, "title": i["title"], "body": i["body"], "user": {"login": BOT}}
-                          for n, i in sorted(self.issues.items())]
+                          for n, i in sorted(self.issues.items(),
+                                             reverse=query.get("direction", ["asc"])[0] == "desc")]
                 return 200, listed[(page - 1) * per_page: page * per_page]
             if method == "POST" and re.fullmatch(r"/repos/([^/]+/[^/]+)/issues", path):
                 number = 100 + len(self.issues)
