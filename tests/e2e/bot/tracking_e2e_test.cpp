@@ -111,6 +111,16 @@ class TrackingE2E : public ::testing::Test {
     server_ = std::make_unique<ServerProcess>(PERFTRIAGE_BINARY, args);
   }
   unsigned short port() const { return server_->port(); }
+  // The seed's release run is ingested and the server started; GitHub opens the tracking issue but its answer never
+  // comes, and the server is SIGKILLed before it can record the number.
+  void kill_after_github_opens_the_issue() {
+    github_.set_hang_ms(5000);
+    github_.fail_next("POST", "/repos/intel/torch-xpu-ops/issues$", FakeGitHub::Fault::apply_then_hang);
+    ingest("bmg-2.12-rc1", "2026-05-01T00:00:00Z", fixture("seed_bmg_2.12"));
+    start();
+    ASSERT_TRUE(wait_until([&] { return github_.issues(kRepo).size() == 1; }, std::chrono::seconds(20)));
+    server_->stop(SIGKILL);
+  }
   HttpReply attach(const std::string& run, const std::string& model, const std::string& fixture_name) {
     return http_call(
         port(), "POST",
@@ -273,13 +283,7 @@ TEST_F(TrackingE2E, ReleaseRunsOpenUpdateAndCloseOneIssue) {
 // POST /issues has no idempotency key: an issue GitHub opened for an attempt killed before it recorded the number is
 // found again by its marker, not opened a second time.
 TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsAdoptedNotOpenedAgain) {
-  // GitHub opens the issue but its answer never comes; the server dies before it can record the number.
-  github_.set_hang_ms(5000);
-  github_.fail_next("POST", "/repos/intel/torch-xpu-ops/issues$", FakeGitHub::Fault::apply_then_hang);
-  ingest("bmg-2.12-rc1", "2026-05-01T00:00:00Z", fixture("seed_bmg_2.12"));
-  start();
-  ASSERT_TRUE(wait_until([&] { return github_.issues(kRepo).size() == 1; }, std::chrono::seconds(20)));
-  server_->stop(SIGKILL);
+  ASSERT_NO_FATAL_FAILURE(kill_after_github_opens_the_issue());
 
   start();
   ASSERT_TRUE(drain(port())) << outbox(port()).dump(2);
@@ -309,12 +313,7 @@ TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsFoundPastAThousandOtherUp
                                {"user", {{"login", "someone"}}},
                                {"updated_at", half_an_hour_ago}});
   }
-  github_.set_hang_ms(5000);
-  github_.fail_next("POST", "/repos/intel/torch-xpu-ops/issues$", FakeGitHub::Fault::apply_then_hang);
-  ingest("bmg-2.12-rc1", "2026-05-01T00:00:00Z", fixture("seed_bmg_2.12"));
-  start();
-  ASSERT_TRUE(wait_until([&] { return github_.issues(kRepo).size() == 1; }, std::chrono::seconds(20)));
-  server_->stop(SIGKILL);
+  ASSERT_NO_FATAL_FAILURE(kill_after_github_opens_the_issue());
   const std::string listing = "/repos/intel/torch-xpu-ops/issues\\?";
   const std::size_t listed_before = github_.requests("GET", listing).size();  // the first attempt's: 10 pages
 
