@@ -2,7 +2,7 @@
 # Two modes: include()d by analyzers/CMakeLists.txt (wires the generation into perftriage_analyzers_labeler), and
 # `cmake -DDIR=... -DOUT=... -P labeler.cmake` (the generation step itself, re-run when a taxonomy changes).
 if(CMAKE_SCRIPT_MODE_FILE)
-  # Appends `inline constexpr std::array<EmbeddedTaxonomy, N> NAME{{ {"file-stem", R"delim(json)delim"}, ... }};`.
+  # Appends `inline constexpr std::array<EmbeddedTaxonomy, N> NAME{{ {"file-stem"sv, R"delim(json)delim"sv}, ... }};`.
   function(_pt_embed_array name glob delim)
     file(GLOB _files ${glob})
     list(SORT _files)
@@ -11,7 +11,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
     foreach(f ${_files})
       get_filename_component(_stem ${f} NAME_WE)
       file(READ ${f} _json)
-      string(APPEND _out "  {\"${_stem}\", R\"${delim}(${_json})${delim}\"},\n")
+      string(APPEND _out "  {\"${_stem}\"sv, R\"${delim}(${_json})${delim}\"sv},\n")
     endforeach()
     string(APPEND _out "}};\n")
     set(_body "${_body}${_out}" PARENT_SCOPE)
@@ -19,7 +19,10 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(_body "#pragma once\n// Generated from analyzers/taxonomies/*.json by analyzers/labeler/labeler.cmake. Do not edit.\n")
   string(APPEND _body "#include <array>\n#include <string_view>\nnamespace perftriage::analyzers::labeler::embedded {\n")
   string(APPEND _body "struct EmbeddedTaxonomy { std::string_view name; std::string_view json; };\n")
-  # A model file is one literal of ~200 KB: both compilers take it; clang's -Woverlength-strings (the standard's
+  # `sv` literals carry their length: a string_view made from a plain literal counts its characters in a constexpr
+  # loop, and GCC stops such a loop at 262,144 iterations (a model of 268 KB did not compile).
+  string(APPEND _body "using namespace std::string_view_literals;\n")
+  # A model file is one literal of ~270 KB: both compilers take it; clang's -Woverlength-strings (the standard's
   # 65,536 minimum) would flag it in every build of this header, so it is off here and only here.
   string(APPEND _body "#if defined(__clang__)\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Woverlength-strings\"\n#endif\n")
   _pt_embed_array(kTaxonomies "${DIR}/*.json" pt_taxonomy)

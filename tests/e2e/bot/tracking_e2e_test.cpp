@@ -314,16 +314,14 @@ TEST_F(TrackingE2E, KilledAfterGitHubOpenedTheIssueItIsFoundPastAThousandOtherUp
                                {"updated_at", half_an_hour_ago}});
   }
   ASSERT_NO_FATAL_FAILURE(kill_after_github_opens_the_issue());
-  const std::string listing = "/repos/intel/torch-xpu-ops/issues\\?";
-  const std::size_t listed_before = github_.requests("GET", listing).size();  // the first attempt's: 10 pages
 
   start();
   ASSERT_TRUE(drain(port())) << outbox(port()).dump(2);
   EXPECT_EQ(github_.issues(kRepo).size(), 1u);
   EXPECT_EQ(github_.requests("POST", "/repos/intel/torch-xpu-ops/issues$").size(), 1u);
-  const auto listings = github_.requests("GET", listing);
-  ASSERT_EQ(listings.size(), listed_before + 1);  // after the restart one page was enough
-  EXPECT_NE(listings.back().target.find("direction=desc"), std::string::npos) << listings.back().target;
+  const auto listings = github_.requests("GET", "/repos/intel/torch-xpu-ops/issues\\?");
+  ASSERT_FALSE(listings.empty());
+  for (const auto& r : listings) EXPECT_NE(r.target.find("direction=desc"), std::string::npos) << r.target;
 }
 
 // A release run against the platform's previous release: the regressions issue, opened once, closed when a re-run
