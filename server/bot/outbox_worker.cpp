@@ -372,8 +372,8 @@ Outcome OutboxWorker::upsert_comment(const schema::OutboxRow& row, schema::Datab
 std::optional<GitHubResponse> OutboxWorker::find_tracking_issue(const schema::OutboxRow& row, std::string_view marker,
                                                                 std::optional<std::int64_t>& number) {
   // An issue this row opened was updated after the row was queued; an hour earlier allows for GitHub's clock. Most
-  // recently updated first: the attempt that opened it was the last one, so it is on the first page unless the
-  // more than 1,000 issues were updated after it (first_in_pages reads 10 pages).
+  // recently updated first: the attempt that opened it was the last one, so it is on the first page unless more than
+  // 1,000 issues were updated after it (first_in_pages reads 10 pages).
   const std::string since = iso_seconds_before(row.created_at, 3600);
   return first_in_pages(
       [&](int page) { return client_.list_issues(row.repo, since, page, 100, GitHubClient::Order::most_recent_first); },
