@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/rules.hpp"
 #include "common/utf8.hpp"
@@ -26,9 +28,37 @@ bool implied_by_rows(const LabelResult& r, const Taxonomy& taxonomy, const std::
 
 // The learned layer after the rules (see Layers): fills a single-valued axis that has no value or only its default,
 // and adds values of multi-valued axes, each at or above the model's threshold.
-void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const LabelModel& model) {
+// The tracker's habit (LabelWeights::gate): a value the rules gave whose label the model puts under its gate moves to
+// r.withheld, with the probability and the gate in its reason. Values already on the issue (`on_issue`, canonical)
+// and defaults are not gated.
+void withhold_gated(LabelResult& r, const std::vector<ModelVote>& votes, const LabelModel& model,
+                    const std::set<std::string>& on_issue) {
+  std::vector<AxisRow> kept;
+  for (auto& a : r.axes) {
+    const auto w = std::find_if(model.labels.begin(), model.labels.end(),
+                                [&](const LabelWeights& lw) { return lw.label == a.value && lw.gate > 0; });
+    const auto v = std::find_if(votes.begin(), votes.end(), [&](const ModelVote& mv) { return mv.label == a.value; });
+    if (a.layer != "rules" || on_issue.count(a.value) || w == model.labels.end() || v == votes.end() ||
+        v->p >= w->gate) {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    a.reason = fmt::format(
+        "Withheld: the tracker sets it on issues like this one with p {:.2f}, under its gate {:.2f}. "
+        "The rules said: {}",
+        v->p, w->gate, a.reason);
+    a.layer = "gate";
+    r.withheld.push_back(std::move(a));
+  }
+  r.axes = std::move(kept);
+}
+
+void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const LabelModel& model,
+                 const std::set<std::string>* gated_except) {
   std::set<std::string> filled;  // single-valued axes the model decided here
-  for (const auto& v : predict(model, issue.title, issue.body)) {
+  const auto votes = predict(model, issue.title, issue.body);
+  if (gated_except) withhold_gated(r, votes, model, *gated_except);
+  for (const auto& v : votes) {
     if (v.p < model.threshold) break;  // highest first
     const std::string reason = "Learned from the tracker: " + v.reason() + ".";
     if (v.axis == "implied") {  // a label the taxonomy implies (pytorch's oncall: pt2), learned on its own
@@ -104,7 +134,11 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
   if (layers == Layers::model) r.axes.clear();
   if (layers != Layers::rules && taxonomy.model) {
     check(budget);
-    apply_model(r, issue, taxonomy, *taxonomy.model);
+    std::set<std::string> on_issue;  // the issue's own labels, canonical: never withheld
+    for (const auto& [axis, found] : c.existing)
+      for (const auto& [key, spelled] : found)
+        if (auto v = taxonomy.label_for(axis, key)) on_issue.insert(*v);
+    apply_model(r, issue, taxonomy, *taxonomy.model, layers == Layers::gated ? &on_issue : nullptr);
     r.need_split = std::any_of(r.axes.begin(), r.axes.end(), [](const AxisRow& a) { return a.axis == "triage"; });
   }
 
@@ -175,13 +209,14 @@ std::string_view layers_name(Layers l) {
   switch (l) {
     case Layers::rules: return "rules";
     case Layers::model: return "model";
-    case Layers::both: break;
+    case Layers::both: return "both";
+    case Layers::gated: break;
   }
-  return "both";
+  return "gated";
 }
 
 std::optional<Layers> layers_from_name(std::string_view name) {
-  for (auto l : {Layers::rules, Layers::model, Layers::both})
+  for (auto l : {Layers::rules, Layers::model, Layers::both, Layers::gated})
     if (name == layers_name(l)) return l;
   return std::nullopt;
 }

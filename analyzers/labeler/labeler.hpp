@@ -53,16 +53,19 @@ using EvidenceLookup = std::function<std::optional<CaseEvidence>(const ParsedCas
 struct AxisRow {
   std::string axis, value, reason;
   // Which layer decided it: "rules", "default" (the taxonomy's fallback value, no rule fired), "issue" (set on the
-  // issue already) or "model" (the learned layer, model.hpp).
+  // issue already) or "model" (the learned layer, model.hpp); "gate" on a row Layers::gated withheld.
   std::string layer = "rules";
 };
 
 // The layers that label: the rules, the taxonomy's learned model (Taxonomy::model), or both. With both the rules
 // decide first and the model fills only what they left: a single-valued axis with no value (or only the default),
-// a value of a multi-valued axis the rules did not give, each at or above the model's threshold.
-enum class Layers { rules, model, both };
+// a value of a multi-valued axis the rules did not give, each at or above the model's threshold. Gated is both, and
+// then a value the rules gave is withheld where the model's gate says the tracker would leave it off
+// (LabelWeights::gate): labels as the tracker habitually sets them rather than everything the issue states. Opt-in:
+// the seed's own triage names dtype and mode, which intel/torch-xpu-ops' history rarely carries.
+enum class Layers { rules, model, both, gated };
 std::string_view layers_name(Layers l);
-std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both"
+std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both", "gated"
 
 // Which inputs were cut to the caps of LabelSettings before labeling.
 struct Truncation {
@@ -75,6 +78,7 @@ struct Truncation {
 struct LabelResult {
   std::vector<AxisRow> axes;
   std::vector<std::string> labels;  // exactly what would be applied (every applied axis' value, canonical spelling)
+  std::vector<AxisRow> withheld;    // Layers::gated: values the rules gave and a gate withheld (layer "gate")
   std::vector<ParsedCase> cases;
   int analyzed_case = 0;  // 1-based index of the analysed case; 0 when there are no cases
   bool need_split = false;

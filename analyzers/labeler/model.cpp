@@ -204,7 +204,7 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxo
       }
       std::vector<char> y(history.size(), 0);
       for (auto i : e.second) y[i] = 1;
-      LabelWeights lw{label, e.first, pos, 0, {}};
+      LabelWeights lw{label, e.first, pos, 0, {}, 0};
       std::vector<double> w;
       fit(corpus, y, settings, lw.bias, w);
       lw.bias = round4(lw.bias);
@@ -212,6 +212,7 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxo
       m.labels.push_back(std::move(lw));
       rep.labels.emplace_back(label, pos);
     }
+  rep.gates = fit_gates(history, taxonomy, settings, m);
   if (report) *report = std::move(rep);
   return m;
 }
@@ -255,12 +256,14 @@ std::vector<ModelVote> predict(const LabelModel& model, std::string_view title, 
 
 json to_json(const LabelModel& m) {
   json labels = json::array();
-  for (const auto& lw : m.labels)
+  for (const auto& lw : m.labels) {
     labels.push_back({{"label", lw.label},
                       {"axis", lw.axis},
                       {"positives", lw.positives},
                       {"bias", lw.bias},
                       {"weights", lw.weights}});
+    if (lw.gate > 0) labels.back()["gate"] = lw.gate;  // absent: none (the files written before gates)
+  }
   return {{"format", kFormat},
           {"taxonomy", m.taxonomy},
           {"repo", m.repo},
@@ -317,7 +320,7 @@ Result<LabelModel> parse_model(const json& j) {
       if (!l.is_object()) throw std::invalid_argument("each of \"labels\" must be an object");
       m.labels.push_back({l.at("label").get<std::string>(), l.at("axis").get<std::string>(),
                           static_cast<int>(count_field(l, "positives", 0, kMaxCount)), l.value("bias", 0.0),
-                          l.at("weights").get<std::map<std::string, double>>()});
+                          l.at("weights").get<std::map<std::string, double>>(), l.value("gate", 0.0)});
     }
   } catch (const std::invalid_argument& ex) {
     return make_error(ErrorKind::invalid_input, "bad_model", std::string("a model field is wrong: ") + ex.what());
@@ -329,6 +332,8 @@ Result<LabelModel> parse_model(const json& j) {
   // Bounded numbers keep every sum finite: a probability is never NaN, whatever the file says.
   const auto bad_number = [](double v) { return !(std::abs(v) <= kMaxWeight); };
   for (const auto& lw : m.labels) {
+    if (!(lw.gate >= 0 && lw.gate < 1))
+      return make_error(ErrorKind::invalid_input, "bad_model", "label '" + lw.label + "': \"gate\" must be in [0, 1)");
     if (bad_number(lw.bias) ||
         std::any_of(lw.weights.begin(), lw.weights.end(), [&](const auto& w) { return bad_number(w.second); }))
       return make_error(ErrorKind::invalid_input, "bad_model",

@@ -39,6 +39,9 @@ struct LabelWeights {
   int positives = 0;        // training issues carrying it
   double bias = 0;
   std::map<std::string, double> weights;  // feature -> weight (only the ones kept after pruning)
+  // The tracker's habit: a value the rules give is withheld when the model's probability of it is below `gate` (the
+  // tracker rarely sets it on issues like this one). 0: never withheld. Fitted on held-out folds (fit_gates).
+  double gate = 0;
 };
 
 struct LabelModel {
@@ -62,17 +65,41 @@ struct TrainSettings {
   double learning_rate = 0.5, l2 = 0.002;
   std::size_t max_weights = 300;  // per label, the largest |weight| kept
   double min_weight = 0.02;       // and none smaller than this
+  // Gates (fit_gates): the history split in this many folds; 0 or 1 fits none. The gate of a label is the candidate
+  // (or none) under which the rules' values of it, on the held-out folds, score the best F1 against the tracker.
+  int gate_folds = 0;
+  std::vector<double> gate_candidates{0.02, 0.05, 0.1, 0.2, 0.3};
+  // A gate may withhold at most this share of the held-out values the tracker did set: it is there to drop what the
+  // tracker leaves off, not to trade recall for precision (a gate that scores a better F1 by losing more is refused).
+  double gate_max_lost = 0.1;
+};
+
+struct GateReport {
+  std::string label;
+  double gate = 0;             // 0: none
+  int given = 0, correct = 0;  // on the held-out folds: the rules' values of the label, and those the tracker set
+  int withheld = 0, lost = 0;  // of them, withheld by the gate, and withheld though the tracker set them
 };
 
 struct TrainReport {
   int issues = 0, features = 0;
   std::vector<std::pair<std::string, int>> labels;  // trained label -> positives
   std::vector<std::string> skipped;                 // labels with too few positives
+  std::vector<GateReport> gates;                    // one per trained label the rules gave on a held-out fold
 };
 
-// Fits one model per label of `taxonomy` found (through its legacy map) on the history. Pure.
+// Fits one model per label of `taxonomy` found (through its legacy map) on the history, then its gates when
+// settings.gate_folds >= 2. Pure.
 Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
                                const TrainSettings& settings, TrainReport* report = nullptr);
+
+// The gates of `model`'s labels (gates.cpp). The history in settings.gate_folds folds (issue i in fold i % folds);
+// for each fold, a model trained on the other folds scores the rules' values on the held-out issues. A label's gate is
+// the candidate with the best F1 of the rules' values against the tracker's labels among those that withhold at most
+// gate_max_lost of the values the tracker set (ties: the lowest; none when no candidate beats labeling without one).
+// The fitted gates are set on `model`; the report says what each cost.
+std::vector<GateReport> fit_gates(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
+                                  const TrainSettings& settings, LabelModel& model);
 
 struct ModelVote {
   std::string label, axis;

@@ -66,15 +66,23 @@ nlohmann::json to_json(const LabelResult& r) {
   std::string analyzed_name;
   if (r.analyzed_case > 0 && static_cast<std::size_t>(r.analyzed_case) <= r.cases.size())
     analyzed_name = r.cases[static_cast<std::size_t>(r.analyzed_case - 1)].display();
-  return {{"axes", axes},
-          {"labels", r.labels},
-          {"cases", cases},
-          {"analyzed_case", r.analyzed_case},  // 1-based; 0 = no case
-          {"analyzed_case_name", analyzed_name},
-          {"case_count", r.cases.size()},
-          {"need_split", r.need_split},
-          {"root_cause", r.root_cause},
-          {"truncated", {{"title", r.truncated.title}, {"body", r.truncated.body}, {"labels", r.truncated.labels}}}};
+  nlohmann::json out = {
+      {"axes", axes},
+      {"labels", r.labels},
+      {"cases", cases},
+      {"analyzed_case", r.analyzed_case},  // 1-based; 0 = no case
+      {"analyzed_case_name", analyzed_name},
+      {"case_count", r.cases.size()},
+      {"need_split", r.need_split},
+      {"root_cause", r.root_cause},
+      {"truncated", {{"title", r.truncated.title}, {"body", r.truncated.body}, {"labels", r.truncated.labels}}}};
+  // Only when the gate withheld something: the answers of a labeler without gates stay as they were.
+  if (!r.withheld.empty()) {
+    out["withheld"] = nlohmann::json::array();
+    for (const auto& a : r.withheld)
+      out["withheld"].push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+  }
+  return out;
 }
 
 std::string render_comment(const IssueInput& issue, const LabelResult& r) {

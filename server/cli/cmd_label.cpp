@@ -1,6 +1,7 @@
 // perftriage label [--json] --title T --body-file F [--labels a,b] [--taxonomy NAME|PATH] [--comment]
-//                  [--repo owner/name] [--number N] [--layers rules|model|both] [--model PATH|none]
-// Each row says which layer decided it: rules, default (the taxonomy's fallback), issue (already set) or model.
+//                  [--repo owner/name] [--number N] [--layers rules|model|both|gated] [--model PATH|none]
+// Each row says which layer decided it: rules, default (the taxonomy's fallback), issue (already set) or model; a
+// value the rules gave and a gate withheld (--layers gated) is listed too, as layer "gate", and not among the labels.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -20,13 +21,15 @@ namespace lb = perftriage::analyzers::labeler;
 
 void print_table(const lb::LabelResult& r, std::ostream& out) {
   std::size_t w_axis = 4, w_value = 5, w_layer = 5;
-  for (const auto& a : r.axes) {
+  std::vector<lb::AxisRow> rows = r.axes;  // then the withheld ones, layer "gate"
+  rows.insert(rows.end(), r.withheld.begin(), r.withheld.end());
+  for (const auto& a : rows) {
     w_axis = std::max(w_axis, a.axis.size());
     w_value = std::max(w_value, a.value.size());
     w_layer = std::max(w_layer, a.layer.size());
   }
   out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "axis", w_axis, "value", w_value, "layer", w_layer, "reason");
-  for (const auto& a : r.axes)
+  for (const auto& a : rows)
     out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, a.layer, w_layer, a.reason);
   out << "\nlabels: " << (r.labels.empty() ? std::string("(none)") : join(r.labels, ", ")) << "\n";
   out << "need_split: " << (r.need_split ? "yes" : "no") << "\n";
@@ -61,7 +64,7 @@ Result<int> label(const LabelOptions& o, Io io) {
   const auto layers = lb::layers_from_name(o.layers);
   if (!layers)
     return make_error(ErrorKind::invalid_input, "bad_layers",
-                      "--layers is rules, model or both, not '" + o.layers + "'");
+                      "--layers is rules, model, both or gated, not '" + o.layers + "'");
   issue.repo = o.repo.empty() ? taxonomy.repo : o.repo;
   issue.number = o.number;
   auto result = lb::label_issue(issue, taxonomy, {}, *layers);
@@ -88,7 +91,9 @@ void add_label(const Command& cmd) {
   app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file")->capture_default_str();
   app.add_option("--repo", o->repo, "owner/name (default: the taxonomy's repository)");
   app.add_option("--number", o->number, "the issue's number, for the comment");
-  app.add_option("--layers", o->layers, "rules, model or both (the rules decide first, the model fills)")
+  app.add_option(
+         "--layers", o->layers,
+         "rules, model, both (the rules decide first, the model fills) or gated (both, then the tracker's gates)")
       ->capture_default_str();
   app.add_option("--model", o->model, "a label model file (tracker train), or none (default: the taxonomy's own)");
   app.add_flag("--comment", o->comment, "print the comment the bot would post");

@@ -1,4 +1,4 @@
-// perftriage label-eval FILE.jsonl... [--taxonomy NAME|PATH] [--layers rules|model|both|all] [--model PATH|none]
+// perftriage label-eval FILE.jsonl... [--taxonomy NAME|PATH] [--layers rules|model|both|gated|all] [--model PATH|none]
 //                     [--json] [--issues] [--floors FILE]
 // Scores the labeler against the labels a tracker set (analyzers/labeler/eval.hpp). Each issue is labeled with the
 // taxonomy of its repository (intel/torch-xpu-ops -> torch-xpu-ops, pytorch/pytorch -> pytorch) unless --taxonomy
@@ -27,9 +27,10 @@ struct LabelEvalOptions {
 };
 
 Result<std::vector<lb::Layers>> parse_layers(const std::string& s) {
-  if (s == "all") return std::vector{lb::Layers::rules, lb::Layers::model, lb::Layers::both};
+  if (s == "all") return std::vector{lb::Layers::rules, lb::Layers::model, lb::Layers::both, lb::Layers::gated};
   if (auto l = lb::layers_from_name(s)) return std::vector{*l};
-  return make_error(ErrorKind::invalid_input, "bad_layers", "--layers is rules, model, both or all, not '" + s + "'");
+  return make_error(ErrorKind::invalid_input, "bad_layers",
+                    "--layers is rules, model, both, gated or all, not '" + s + "'");
 }
 
 // The set grouped by taxonomy name, in the order first seen.
@@ -98,7 +99,9 @@ void add_label_eval(const Command& cmd) {
   app.add_option("files", o->files, "JSONL sets of issues ({repo, number, title, labels, body} per line)")->required();
   app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file (default: by each issue's repo)");
   app.add_option("--floors", o->floors, "a JSON file of per-axis minimums: exit 1 when a score is below");
-  app.add_option("--layers", o->layers, "rules, model, both (rules first, the model fills) or all side by side")
+  app.add_option("--layers", o->layers,
+                 "rules, model, both (rules first, the model fills), gated (both, then the tracker's gates) or all "
+                 "side by side")
       ->capture_default_str();
   app.add_option("--model", o->model, "a label model file (tracker train), or none (default: the taxonomy's own)");
   app.add_flag("--issues", o->issues, "list each issue's missing and extra labels");

@@ -1,12 +1,14 @@
 // perftriage tracker train (--db PATH --repo OWNER/NAME | --from FILE.jsonl...) --out MODEL.json
-//                        [--taxonomy NAME|PATH] [--threshold P] [--min-positives N] [--json]
+//                        [--taxonomy NAME|PATH] [--threshold P] [--min-positives N] [--gate-folds K]
+//                        [--gate-max-lost S] [--json]
 // Fits the learned layer of the labeler (analyzers/labeler/model.hpp) on a tracker's history: the issues that
 // `tracker sync` stored, or JSONL files in label-eval's format (`tracker export`, tests/fixtures/labeler/real/history).
 // Written as data: copy it to analyzers/taxonomies/models/<taxonomy>.json to make it the taxonomy's built-in model,
 // or pass it with --model to `label` / `label-eval`. The model records the issue numbers it saw, so label-eval never
-// scores them.
+// scores them. Each label's gate (when the tracker would leave a rules value off) is fitted on K held-out folds.
 #include <fstream>
 #include <memory>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -24,9 +26,41 @@ namespace lb = perftriage::analyzers::labeler;
 struct TrainOptions {
   std::string db, repo, taxonomy, out;
   std::vector<std::string> from;
-  lb::TrainSettings settings;
+  lb::TrainSettings settings = [] {
+    lb::TrainSettings s;
+    s.gate_folds = 5;
+    return s;
+  }();
   bool json = false;
 };
+
+nlohmann::json gates_json(const std::vector<lb::GateReport>& gates) {
+  auto out = nlohmann::json::array();
+  for (const auto& g : gates)
+    out.push_back({{"label", g.label},
+                   {"gate", g.gate},
+                   {"given", g.given},
+                   {"correct", g.correct},
+                   {"withheld", g.withheld},
+                   {"lost", g.lost}});
+  return out;
+}
+
+// One line per label the rules gave on a held-out fold: what its gate withholds there, and what that costs.
+void print_gates(const std::vector<lb::GateReport>& gates, int folds, std::ostream& out) {
+  if (gates.empty()) return;
+  out << fmt::format(
+      "gates ({} held-out folds): the rules' values of a label, how many the tracker set, and what the "
+      "gate withholds\n",
+      folds);
+  for (const auto& g : gates) {
+    out << fmt::format("  {:<40} given {:>4}, tracker set {:>4}", g.label, g.given, g.correct);
+    if (g.gate > 0)
+      out << fmt::format(": gate {:.2f} withholds {} ({} of them set by the tracker)\n", g.gate, g.withheld, g.lost);
+    else
+      out << ": no gate\n";
+  }
+}
 
 // The history: every --from file, or the repo's synced issues.
 Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& source) {
@@ -64,9 +98,13 @@ Result<int> train(const TrainOptions& o, Io io) {
   f << lb::to_json(model).dump(1) << "\n";
   if (!f.flush()) return make_error(ErrorKind::internal, "write_failed", "cannot write the model to " + o.out, o.out);
   if (o.json) {
-    io.out << nlohmann::json{{"out", o.out},         {"taxonomy", taxonomy.name},
-                             {"issues", rep.issues}, {"features", rep.features},
-                             {"labels", rep.labels}, {"skipped", rep.skipped}}
+    io.out << nlohmann::json{{"out", o.out},
+                             {"taxonomy", taxonomy.name},
+                             {"issues", rep.issues},
+                             {"features", rep.features},
+                             {"labels", rep.labels},
+                             {"skipped", rep.skipped},
+                             {"gates", gates_json(rep.gates)}}
                   .dump(2)
            << "\n";
     return 0;
@@ -76,6 +114,7 @@ Result<int> train(const TrainOptions& o, Io io) {
   for (const auto& [label, n] : rep.labels) io.out << fmt::format("  {:<40} {:>4} issues\n", label, n);
   if (!rep.skipped.empty())
     io.out << fmt::format("skipped (fewer than {} issues): {}\n", o.settings.min_positives, join(rep.skipped, ", "));
+  print_gates(rep.gates, o.settings.gate_folds, io.out);
   io.out << "model written to " << o.out << "\n";
   return 0;
 }
@@ -95,6 +134,14 @@ void add_tracker_train(const Command& cmd) {
       ->capture_default_str();
   app.add_option("--min-positives", o->settings.min_positives, "train a label only when this many issues carry it")
       ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--gate-folds", o->settings.gate_folds,
+                 "fit each label's gate on this many held-out folds of the history (0: no gates)")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
+  app.add_option("--gate-max-lost", o->settings.gate_max_lost,
+                 "the largest share of the tracker's own values (held out) a gate may withhold")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_flag("--json", o->json, "the training report as JSON");
   cmd.on_run([o, io = cmd.io] { return [o, io] { return train(*o, io); }; });

@@ -177,6 +177,104 @@ TEST(LabelModel, RulesDecideFirstAndTheModelFillsWhatTheyLeft) {
             to_json(label_with(plain, "segfault on zorbix card", "", Layers::rules)).dump());
 }
 
+// 60 issues the rules all call `performance` ("slower than eager"); the tracker set `performance` only on the ones
+// naming a "zorbix" (every third), the way a team labels some kinds of issue and not others.
+std::vector<EvalIssue> habit_history() {
+  std::vector<EvalIssue> h;
+  const char* fillers[] = {"resnet50", "bert", "t5 small", "vit", "yolo"};
+  for (int i = 0; i < 60; ++i) {
+    EvalIssue is;
+    is.repo = "intel/torch-xpu-ops";
+    is.number = 2000 + i;
+    const bool zorbix = i % 3 == 0;
+    is.title = std::string(fillers[i % 5]) + " slower than eager on " + (zorbix ? "zorbix" : "quokka");
+    is.body = std::string("speedup 0.61, inductor slower than eager\ncard ") + (zorbix ? "zorbix" : "quokka");
+    if (zorbix) is.labels = {"performance"};
+    h.push_back(std::move(is));
+  }
+  return h;
+}
+
+TEST(LabelGates, FittedOnHeldOutFoldsWhereTheTrackerLeavesALabelOff) {
+  TrainSettings s;
+  TrainReport rep;
+  // No folds: no gates (the default of train_model; `tracker train` asks for 5).
+  auto plain = train_model(habit_history(), xpu_taxonomy(), s, &rep).value();
+  EXPECT_TRUE(rep.gates.empty());
+  for (const auto& lw : plain.labels) EXPECT_EQ(lw.gate, 0) << lw.label;
+  s.gate_folds = 5;
+  auto m = train_model(habit_history(), xpu_taxonomy(), s, &rep).value();
+  const auto perf =
+      std::find_if(m.labels.begin(), m.labels.end(), [](const auto& lw) { return lw.label == "performance"; });
+  ASSERT_NE(perf, m.labels.end());
+  EXPECT_GT(perf->gate, 0);
+  const auto g =
+      std::find_if(rep.gates.begin(), rep.gates.end(), [](const auto& x) { return x.label == "performance"; });
+  ASSERT_NE(g, rep.gates.end());
+  EXPECT_EQ(g->given, 60);    // the rules gave it on every held-out issue
+  EXPECT_EQ(g->correct, 20);  // the tracker set it on the zorbix ones
+  EXPECT_EQ(g->lost, 0);      // the gate withholds none of those
+  EXPECT_EQ(g->withheld, 40);
+  // The same history gives the same gates.
+  EXPECT_EQ(to_json(train_model(habit_history(), xpu_taxonomy(), s).value()).dump(), to_json(m).dump());
+  // A gate may not cost more than gate_max_lost of the tracker's own values: at 0 none that loses one is taken.
+  s.gate_max_lost = 0;
+  train_model(habit_history(), xpu_taxonomy(), s, &rep).value();
+  for (const auto& x : rep.gates) EXPECT_EQ(x.lost, 0) << x.label;
+}
+
+TEST(LabelGates, GatedWithholdsTheRulesValueAndSaysWhyBothKeepsIt) {
+  TrainSettings s;
+  s.gate_folds = 5;
+  Taxonomy t = xpu_taxonomy();
+  t.model = std::make_shared<const LabelModel>(train_model(habit_history(), t, s).value());
+  const std::string body = "speedup 0.58, inductor slower than eager";
+  // Both: the rules' value stays (what the issue states).
+  auto r = label_with(t, "vgg16 slower than eager on quokka", body, Layers::both);
+  EXPECT_TRUE(has(r.labels, "performance"));
+  EXPECT_TRUE(r.withheld.empty());
+  EXPECT_EQ(to_json(r).count("withheld"), 0u);
+  // Gated: withheld on the kind of issue the tracker leaves it off, with the probability and the gate.
+  r = label_with(t, "vgg16 slower than eager on quokka", body, Layers::gated);
+  EXPECT_FALSE(has(r.labels, "performance"));
+  ASSERT_EQ(r.withheld.size(), 1u);
+  EXPECT_EQ(r.withheld[0].value, "performance");
+  EXPECT_EQ(r.withheld[0].layer, "gate");
+  EXPECT_EQ(r.withheld[0].reason.rfind("Withheld: the tracker sets it on issues like this one with p 0.", 0), 0u)
+      << r.withheld[0].reason;
+  EXPECT_NE(r.withheld[0].reason.find("The rules said: "), std::string::npos) << r.withheld[0].reason;
+  EXPECT_EQ(to_json(r)["withheld"][0]["value"], "performance");
+  // ... and kept on the kind it sets it on.
+  r = label_with(t, "vgg16 slower than eager on zorbix", body, Layers::gated);
+  EXPECT_TRUE(has(r.labels, "performance"));
+  EXPECT_TRUE(r.withheld.empty());
+  // A value set on the issue already is never withheld.
+  IssueInput in{"vgg16 slower than eager on quokka", body, {"performance"}, "intel/torch-xpu-ops", 0};
+  EXPECT_TRUE(has(label_issue(in, t, {}, Layers::gated).labels, "performance"));
+  EXPECT_EQ(layers_from_name("gated"), Layers::gated);
+  EXPECT_EQ(layers_name(Layers::gated), "gated");
+}
+
+TEST(LabelGates, AModelFileKeepsItsGatesAndRefusesABadOne) {
+  TrainSettings s;
+  s.gate_folds = 5;
+  const auto m = train_model(habit_history(), xpu_taxonomy(), s).value();
+  auto j = to_json(m);
+  const auto back = parse_model(j).value();
+  ASSERT_EQ(back.labels.size(), m.labels.size());
+  for (std::size_t i = 0; i < m.labels.size(); ++i) EXPECT_EQ(back.labels[i].gate, m.labels[i].gate);
+  // A file written before gates has none.
+  for (auto& l : j["labels"]) l.erase("gate");
+  const auto old_file = parse_model(j).value();
+  for (const auto& lw : old_file.labels) EXPECT_EQ(lw.gate, 0);
+  for (const auto& bad : {nlohmann::json(1.5), nlohmann::json(-0.1), nlohmann::json("0.1")}) {
+    j["labels"][0]["gate"] = bad;
+    auto r = parse_model(j);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().code, "bad_model");
+  }
+}
+
 TEST(LabelModel, EvalNeverScoresAnIssueTheModelWasTrainedOn) {
   const auto h = history();
   const auto m = train_model(h, xpu_taxonomy(), {}).value();
