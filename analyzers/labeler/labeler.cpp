@@ -26,8 +26,6 @@ bool implied_by_rows(const LabelResult& r, const Taxonomy& taxonomy, const std::
   });
 }
 
-// The learned layer after the rules (see Layers): fills a single-valued axis that has no value or only its default,
-// and adds values of multi-valued axes, each at or above the model's threshold.
 // The tracker's habit (LabelWeights::gate): a value the rules gave whose label the model puts under its gate moves to
 // r.withheld, with the probability and the gate in its reason. Values already on the issue (`on_issue`, canonical)
 // and defaults are not gated.
@@ -53,6 +51,9 @@ void withhold_gated(LabelResult& r, const std::vector<ModelVote>& votes, const L
   r.axes = std::move(kept);
 }
 
+// The learned layer after the rules (see Layers): with `gated_except` (Layers::gated: the issue's own labels) first
+// withholds the gated rules values, then fills a single-valued axis that has no value or only its default, and adds
+// values of multi-valued axes, each at or above the model's threshold.
 void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const LabelModel& model,
                  const std::set<std::string>* gated_except) {
   std::set<std::string> filled;  // single-valued axes the model decided here
