@@ -1,5 +1,6 @@
 #include "server/app/config.hpp"
 
+#include "analyzers/labeler/labeler.hpp"
 #include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 
@@ -100,6 +101,9 @@ std::string check_label_model(const Value& v) {
   if (s.empty() || s == "none") return "";
   auto m = analyzers::labeler::load_model(s);
   return m ? "" : "is not a label model: " + m.error().message;
+}
+std::string check_label_layers(const Value& v) {
+  return analyzers::labeler::layers_from_name(text(v)) ? "" : "must be rules, model, both or gated";
 }
 constexpr std::string_view kCredentials = "${CREDENTIALS_DIRECTORY}";
 std::string check_secret_path(const Value& v) {
@@ -288,6 +292,11 @@ const std::vector<Option>& table() {
        .set = [](Settings& s, const Value& v) { s.github.label_model = text(v); },
        .get = [](const Settings& s) -> Value { return s.github.label_model; },
        .check = check_label_model},
+      {.section = "github", .key = "label_layers", .flag = "bot-label-layers", .kind = Kind::text,
+       .meaning = "the labeler's layers the bot applies: both, gated (both, then the tracker's gates), rules or model",
+       .set = [](Settings& s, const Value& v) { s.github.label_layers = text(v); },
+       .get = [](const Settings& s) -> Value { return s.github.label_layers; },
+       .check = check_label_layers},
       {.section = "github", .key = "min_interval_ms", .flag = "github-min-interval-ms", .kind = Kind::integer,
        .min = 0, .max = 3600000, .meaning = "at least this long between two mutations sent to GitHub",
        .set = [](Settings& s, const Value& v) { s.github.min_mutation_interval_s = static_cast<double>(integer(v)) / 1000.0; },

@@ -106,9 +106,11 @@ Result<lb::LabelResult> label_with_evidence(schema::Store& store, const lb::Issu
                                 settings);
 }
 
-lb::LabelResult label_with_evidence(schema::Store& store, const lb::IssueInput& issue, const lb::Taxonomy& taxonomy) {
+lb::LabelResult label_with_evidence(schema::Store& store, const lb::IssueInput& issue, const lb::Taxonomy& taxonomy,
+                                    lb::Layers layers) {
   lb::LabelSettings unlimited;
   unlimited.cpu_budget = std::chrono::microseconds::max();
+  unlimited.layers = layers;
   return std::move(label_with_evidence(store, issue, taxonomy, unlimited)).value();
 }
 
@@ -116,6 +118,10 @@ Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings&
   PT_ASSIGN(auto taxonomy, lb::load_taxonomy(name));
   PT_ASSIGN(taxonomy.model, lb::model_option(gh.label_model, taxonomy));
   return taxonomy;
+}
+
+lb::Layers bot_layers(const GitHubSettings& gh) {
+  return lb::layers_from_name(gh.label_layers).value_or(lb::Layers::both);
 }
 
 }  // namespace perftriage::server

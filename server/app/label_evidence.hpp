@@ -13,6 +13,8 @@ namespace perftriage::server {
 
 // The taxonomy the bot labels with (`name`: a built-in or a file), with the learned layer [github] label_model names.
 Result<analyzers::labeler::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings& gh);
+// The layers [github] label_layers names (checked when the config loads; both when it names none).
+analyzers::labeler::Layers bot_layers(const GitHubSettings& gh);
 
 // `platform` "" = any platform, else any spelling of it. The lookup borrows `store`: use it while the store lives.
 analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, std::string platform);
@@ -27,8 +29,9 @@ Result<analyzers::labeler::LabelResult> label_with_evidence(schema::Store& store
                                                             const analyzers::labeler::IssueInput& issue,
                                                             const analyzers::labeler::Taxonomy& taxonomy,
                                                             const analyzers::labeler::LabelSettings& settings);
-// The same without a CPU budget (trusted callers: the CLI and tests).
-analyzers::labeler::LabelResult label_with_evidence(schema::Store& store, const analyzers::labeler::IssueInput& issue,
-                                                    const analyzers::labeler::Taxonomy& taxonomy);
+// The same without a CPU budget (trusted callers: the CLI, the tracking issues and tests).
+analyzers::labeler::LabelResult label_with_evidence(
+    schema::Store& store, const analyzers::labeler::IssueInput& issue, const analyzers::labeler::Taxonomy& taxonomy,
+    analyzers::labeler::Layers layers = analyzers::labeler::Layers::both);
 
 }  // namespace perftriage::server

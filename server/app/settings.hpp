@@ -20,6 +20,9 @@ struct GitHubSettings {
   // [github] label_model: the labeler's learned layer. "" = the taxonomy's built-in model (rules only when it has
   // none), "none" = rules only, else a model file written by `perftriage tracker train`.
   std::string label_model;
+  // [github] label_layers: which of the labeler's layers the bot applies: "both" (the rules, then the model fills)
+  // or "gated" (both, then withholding what the tracker's history leaves off); also "rules" or "model".
+  std::string label_layers = "both";
   int max_attempts = 8;                  // then the outbox action is marked failed, visibly
   double min_mutation_interval_s = 1.0;  // one mutation at a time, at least this far apart
   long connect_timeout_ms = 5000;

@@ -73,7 +73,9 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
     case Disposition::label: {
       PT_ASSIGN(const auto suppressed, schema::suppressed_labels(db, event.repo, event.number));
       const auto input = webhook::to_issue_input(event);
-      PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, lb::LabelSettings{}));
+      lb::LabelSettings settings;
+      settings.layers = bot_layers(gh);
+      PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, settings));
       auto actions =
           webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result));
       const bool dry_run = gh.token.empty();

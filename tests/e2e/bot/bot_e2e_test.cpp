@@ -62,6 +62,7 @@ class BotE2E : public ::testing::Test {
     // PostgreSQL: an action claimed by a killed server is sent again when its claim runs out (several replicas may
     // share the outbox); short here, so that the restart tests see it soon.
     if (testing_support::on_postgres()) args.insert(args.end(), {"--github-claim-lease-ms", "2000"});
+    args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     server_.reset();
     server_ = std::make_unique<ServerProcess>(PERFTRIAGE_BINARY, args);
   }
@@ -77,7 +78,8 @@ class BotE2E : public ::testing::Test {
   std::vector<FakeGitHub::Comment> comments() { return github_.comments(kRepo, kSeedNumber); }
 
   std::filesystem::path dir_;
-  std::string db_;  // the SQLite file, or a PostgreSQL database's URL (pg: tests)
+  std::vector<std::string> extra_args_;  // more flags for `serve`
+  std::string db_;                       // the SQLite file, or a PostgreSQL database's URL (pg: tests)
   FakeGitHub github_;
   std::unique_ptr<ServerProcess> server_;
 };
@@ -124,6 +126,29 @@ TEST_F(BotE2E, OpenedIssueGetsItsLabelsAndOneComment) {
   ASSERT_FALSE(issues[0]["axes"].empty());
   EXPECT_TRUE(issues[0]["axes"][0].contains("reason"));
   EXPECT_TRUE(issues[0]["axes"][0].contains("layer"));  // which layer decided: rules, default, issue or model
+}
+
+// [github] label_layers = gated: the bot applies what the tracker's history says it sets. On the seed, the built-in
+// model's gates withhold dtype: bfloat16 and inference (intel/torch-xpu-ops' history rarely carries them); the
+// stored result lists them with their reasons.
+TEST_F(BotE2E, GatedLayersWithholdWhatTheTrackersHistoryLeavesOff) {
+  extra_args_ = {"--bot-label-layers", "gated"};
+  start();
+  auto r = hook("issues", "d-1", issue_payload("opened", "alice"));
+  ASSERT_EQ(r.status, 202u) << r.body;
+  ASSERT_TRUE(drain(port()));
+  EXPECT_EQ(sorted(github_.issue_labels(kRepo, kSeedNumber)),
+            (std::vector<std::string>{"hw: BMG", "module: inductor", "performance", "test: e2e"}));
+  auto issues = json::parse(http_call(port(), "GET", "/api/v1/issues").body)["issues"];
+  ASSERT_EQ(issues.size(), 1u);
+  const auto withheld = issues[0]["result"].value("withheld", json::array());
+  std::vector<std::string> values;
+  for (const auto& w : withheld) {
+    values.push_back(w["value"].get<std::string>());
+    EXPECT_EQ(w["layer"], "gate");
+    EXPECT_EQ(w["reason"].get<std::string>().rfind("Withheld: ", 0), 0u) << w.dump();
+  }
+  EXPECT_EQ(sorted(values), (std::vector<std::string>{"dtype: bfloat16", "inference"}));
 }
 
 TEST_F(BotE2E, BadSignatureIs401AndNothingIsQueued) {

@@ -126,6 +126,18 @@ TEST(ConfigToml, LabelModelMustBeAModelOrNone) {
   EXPECT_EQ(s.github.label_model, "torch-xpu-ops");  // the bad value is not applied
 }
 
+TEST(ConfigToml, LabelLayersMustBeALayerName) {
+  Settings s;
+  EXPECT_EQ(s.github.label_layers, "both");  // the default: the seed's own triage (issue 15)
+  EXPECT_TRUE(apply_toml("[github]\nlabel_layers = \"gated\"\n", "t.toml", s).empty());
+  EXPECT_EQ(s.github.label_layers, "gated");
+  const auto errors = apply_toml("[github]\nlabel_layers = \"some\"\n", "t.toml", s);
+  const std::string text = all(errors);
+  EXPECT_NE(text.find("t.toml:2:"), std::string::npos) << text;
+  EXPECT_NE(text.find("must be rules, model, both or gated"), std::string::npos) << text;
+  EXPECT_EQ(s.github.label_layers, "gated");  // the bad value is not applied
+}
+
 TEST(ConfigToml, TrackingPoliciesNameEachMistakeWithItsLine) {
   Settings s;
   const auto errors = apply_toml(R"([[tracking]]
