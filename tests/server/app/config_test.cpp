@@ -84,6 +84,7 @@ webhook_secret_file = "/etc/perftriage/secret"
 bot_login = "triage-bot"
 taxonomy = "custom"
 label_model = "none"
+label_layers = "gated"
 min_interval_ms = 250
 timeout_ms = 3000
 backoff_ms = 500
