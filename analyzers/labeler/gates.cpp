@@ -56,12 +56,12 @@ void score_fold(const std::vector<const EvalIssue*>& held_out, const Taxonomy& t
 }
 
 GateReport choose_gate(const std::string& label, const LabelSamples& s, const TrainSettings& settings) {
-  GateReport best{label, 0, static_cast<int>(s.given.size()), 0, 0, 0};
+  const int correct =
+      static_cast<int>(std::count_if(s.given.begin(), s.given.end(), [](const Sample& x) { return x.correct; }));
+  GateReport best{label, 0, static_cast<int>(s.given.size()), correct, 0, 0};
   double best_f1 = -1;
   std::vector<double> gates{0};
   gates.insert(gates.end(), settings.gate_candidates.begin(), settings.gate_candidates.end());
-  const int correct =
-      static_cast<int>(std::count_if(s.given.begin(), s.given.end(), [](const Sample& x) { return x.correct; }));
   std::sort(gates.begin(), gates.end());
   for (double g : gates) {
     int tp = 0, fp = 0, withheld = 0, lost = 0;
@@ -82,8 +82,6 @@ GateReport choose_gate(const std::string& label, const LabelSamples& s, const Tr
       best.lost = lost;
     }
   }
-  best.correct =
-      static_cast<int>(std::count_if(s.given.begin(), s.given.end(), [](const Sample& x) { return x.correct; }));
   return best;
 }
 
