@@ -22,9 +22,10 @@ Error bad(std::string code, std::string message, std::string field = {}) {
   return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
 }
 
-// Over HTTP a taxonomy is a built-in name or an inline JSON object, never a path on the server.
-Result<lb::Taxonomy> request_taxonomy(const json& spec, const std::string& fallback) {
-  if (spec.is_null()) return lb::load_taxonomy(fallback);
+// Over HTTP a taxonomy is a built-in name or an inline JSON object, never a path on the server. Without one the
+// request gets the bot's: [github] taxonomy with its [github] label_model, so the answer is what the bot would say.
+Result<lb::Taxonomy> request_taxonomy(const json& spec, const GitHubSettings& gh) {
+  if (spec.is_null()) return bot_taxonomy(gh.taxonomy, gh);
   if (spec.is_object()) return lb::parse_taxonomy(spec);
   if (!spec.is_string()) return bad("bad_taxonomy", "taxonomy is a built-in name or a JSON object", "taxonomy");
   const auto names = lb::builtin_taxonomies();
@@ -64,13 +65,25 @@ Result<lb::IssueInput> read_issue(const json& j) {
   return in;
 }
 
+// "layers": rules, model, both or gated (docs/labeler-eval.md); without it, the bot's [github] label_layers.
+Result<lb::Layers> request_layers(const json& j, const GitHubSettings& gh) {
+  if (!j.contains("layers") || j["layers"].is_null()) return bot_layers(gh);
+  const auto* name = j["layers"].get_ptr<const std::string*>();
+  const auto layers = name ? lb::layers_from_name(*name) : std::nullopt;
+  if (!layers) return bad("bad_layers", "\"layers\" must be \"rules\", \"model\", \"both\" or \"gated\"", "layers");
+  return *layers;
+}
+
 Result<ApiResponse> label(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const json j, parse_bounded_json(req.bytes(), "label request", JsonLimits::bytes(kMaxLabelRequestBytes)));
   PT_ASSIGN(auto issue, read_issue(j));
-  PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), app.settings().github.taxonomy));
+  const GitHubSettings& gh = app.settings().github;
+  PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), gh));
+  lb::LabelSettings settings;
+  PT_ASSIGN(settings.layers, request_layers(j, gh));
   if (issue.repo.empty()) issue.repo = taxonomy.repo;
   PT_ASSIGN(auto store, app.store());
-  PT_ASSIGN(auto result, label_with_evidence(*store, issue, taxonomy, lb::LabelSettings{}));
+  PT_ASSIGN(auto result, label_with_evidence(*store, issue, taxonomy, settings));
   json out = lb::to_json(result);
   out["comment"] = lb::render_comment(issue, result);
   return json_response(200, out);

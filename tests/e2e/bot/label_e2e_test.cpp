@@ -55,6 +55,45 @@ TEST_F(LabelE2E, SeedIssueIsLabeledWithTheMeasuredSpeedup) {
   EXPECT_NE(comment.find("label-issue: intel/torch-xpu-ops#3761"), std::string::npos);
 }
 
+// "layers" chooses the labeler's layers per request. The seed under gated: the tracker's history leaves dtype and
+// mode off issues like it, so those two are withheld and listed with their reasons; both (the default) keeps them.
+TEST_F(LabelE2E, LayersGatedWithholdsAndSaysWhy) {
+  const json issue{{"title", kSeedTitle}, {"body", seed_body()}, {"repo", kRepo}, {"number", kSeedNumber}};
+  json gated = issue;
+  gated["layers"] = "gated";
+  auto r = post(gated.dump());
+  ASSERT_EQ(r.status, 200u) << r.body;
+  auto j = json::parse(r.body);
+  auto labels = j["labels"].get<std::vector<std::string>>();
+  std::sort(labels.begin(), labels.end());
+  EXPECT_EQ(labels, (std::vector<std::string>{"hw: BMG", "module: inductor", "performance", "test: e2e"}));
+  std::vector<std::string> withheld;
+  for (const auto& w : j.value("withheld", json::array())) {
+    withheld.push_back(w["value"]);
+    EXPECT_EQ(w["layer"], "gate");
+    EXPECT_EQ(w["reason"].get<std::string>().rfind("Withheld: ", 0), 0u) << w.dump();
+  }
+  std::sort(withheld.begin(), withheld.end());
+  EXPECT_EQ(withheld, (std::vector<std::string>{"dtype: bfloat16", "inference"}));
+
+  json both = issue;
+  both["layers"] = "both";
+  auto b = post(both.dump());
+  ASSERT_EQ(b.status, 200u) << b.body;
+  const auto jb = json::parse(b.body);
+  EXPECT_FALSE(jb.contains("withheld")) << b.body;
+  EXPECT_EQ(jb["labels"].size(), 6u) << b.body;
+}
+
+TEST_F(LabelE2E, LayersMustBeALayerName) {
+  for (const json& layers : {json("bogus"), json(2), json::array({"gated"})}) {
+    auto r = post(json{{"title", "t"}, {"layers", layers}}.dump());
+    EXPECT_EQ(r.status, 400u) << layers.dump();
+    EXPECT_EQ(error_code(r), "bad_layers") << r.body;
+    EXPECT_EQ(json::parse(r.body)["error"]["column"], "layers") << r.body;
+  }
+}
+
 TEST_F(LabelE2E, ExistingLabelsAndTheOtherTaxonomyAreAccepted) {
   auto r =
       post(json{{"title", kSeedTitle}, {"body", seed_body()}, {"labels", {"hw: BMG"}}, {"taxonomy", "pytorch"}}.dump());
