@@ -217,9 +217,21 @@ std::string_view layers_name(Layers l) {
 }
 
 std::optional<Layers> layers_from_name(std::string_view name) {
-  for (auto l : {Layers::rules, Layers::model, Layers::both, Layers::gated})
+  for (auto l : kAllLayers)
     if (name == layers_name(l)) return l;
   return std::nullopt;
+}
+
+std::string layers_names_text(std::string_view also) {
+  std::vector<std::string_view> names;
+  for (auto l : kAllLayers) names.push_back(layers_name(l));
+  if (!also.empty()) names.push_back(also);
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
 }
 
 LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,

@@ -64,8 +64,11 @@ struct AxisRow {
 // (LabelWeights::gate): labels as the tracker habitually sets them rather than everything the issue states. Opt-in:
 // the seed's own triage names dtype and mode, which intel/torch-xpu-ops' history rarely carries.
 enum class Layers { rules, model, both, gated };
+inline constexpr Layers kAllLayers[] = {Layers::rules, Layers::model, Layers::both, Layers::gated};
 std::string_view layers_name(Layers l);
 std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both", "gated"
+// The names for a message that says what is accepted: "rules, model, both or gated" (`also` joins as the last one).
+std::string layers_names_text(std::string_view also = {});
 
 // Which inputs were cut to the caps of LabelSettings before labeling.
 struct Truncation {

@@ -103,7 +103,7 @@ std::string check_label_model(const Value& v) {
   return m ? "" : "is not a label model: " + m.error().message;
 }
 std::string check_label_layers(const Value& v) {
-  return analyzers::labeler::layers_from_name(text(v)) ? "" : "must be rules, model, both or gated";
+  return analyzers::labeler::layers_from_name(text(v)) ? "" : "must be " + analyzers::labeler::layers_names_text();
 }
 constexpr std::string_view kCredentials = "${CREDENTIALS_DIRECTORY}";
 std::string check_secret_path(const Value& v) {

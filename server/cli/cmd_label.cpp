@@ -64,7 +64,7 @@ Result<int> label(const LabelOptions& o, Io io) {
   const auto layers = lb::layers_from_name(o.layers);
   if (!layers)
     return make_error(ErrorKind::invalid_input, "bad_layers",
-                      "--layers is rules, model, both or gated, not '" + o.layers + "'");
+                      "--layers is " + lb::layers_names_text() + ", not '" + o.layers + "'");
   issue.repo = o.repo.empty() ? taxonomy.repo : o.repo;
   issue.number = o.number;
   auto result = lb::label_issue(issue, taxonomy, {}, *layers);

@@ -8,6 +8,7 @@
 // label_eval).
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 
@@ -27,10 +28,10 @@ struct LabelEvalOptions {
 };
 
 Result<std::vector<lb::Layers>> parse_layers(const std::string& s) {
-  if (s == "all") return std::vector{lb::Layers::rules, lb::Layers::model, lb::Layers::both, lb::Layers::gated};
+  if (s == "all") return std::vector<lb::Layers>(std::begin(lb::kAllLayers), std::end(lb::kAllLayers));
   if (auto l = lb::layers_from_name(s)) return std::vector{*l};
   return make_error(ErrorKind::invalid_input, "bad_layers",
-                    "--layers is rules, model, both, gated or all, not '" + s + "'");
+                    "--layers is " + lb::layers_names_text("all") + ", not '" + s + "'");
 }
 
 // The set grouped by taxonomy name, in the order first seen.

@@ -66,11 +66,11 @@ Result<lb::IssueInput> read_issue(const json& j) {
 }
 
 // "layers": rules, model, both or gated (docs/labeler-eval.md); without it, the bot's [github] label_layers.
-Result<lb::Layers> request_layers(const json& j, const GitHubSettings& gh) {
-  if (!j.contains("layers") || j["layers"].is_null()) return bot_layers(gh);
-  const auto* name = j["layers"].get_ptr<const std::string*>();
+Result<lb::Layers> request_layers(const json& spec, const GitHubSettings& gh) {
+  if (spec.is_null()) return bot_layers(gh);
+  const auto* name = spec.get_ptr<const std::string*>();
   const auto layers = name ? lb::layers_from_name(*name) : std::nullopt;
-  if (!layers) return bad("bad_layers", "\"layers\" must be \"rules\", \"model\", \"both\" or \"gated\"", "layers");
+  if (!layers) return bad("bad_layers", "\"layers\" must be " + lb::layers_names_text(), "layers");
   return *layers;
 }
 
@@ -80,7 +80,7 @@ Result<ApiResponse> label(const ApiRequest& req, AppContext& app) {
   const GitHubSettings& gh = app.settings().github;
   PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), gh));
   lb::LabelSettings settings;
-  PT_ASSIGN(settings.layers, request_layers(j, gh));
+  PT_ASSIGN(settings.layers, request_layers(j.value("layers", json()), gh));
   if (issue.repo.empty()) issue.repo = taxonomy.repo;
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto result, label_with_evidence(*store, issue, taxonomy, settings));

@@ -1,6 +1,7 @@
 #pragma once
 // Helpers for the bot's end-to-end tests: signed webhook posts, payloads, waiting for the outbox to drain.
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +9,9 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "server/bot/webhook.hpp"
@@ -78,6 +81,19 @@ inline nlohmann::json outbox(unsigned short port, const std::string& state = {})
 // True once nothing is pending.
 inline bool drain(unsigned short port, std::chrono::milliseconds timeout = std::chrono::seconds(15)) {
   return wait_until([&] { return outbox(port)["counts"]["pending"] == 0; }, timeout);
+}
+
+// The values a gated LabelResult withheld (its JSON's "withheld"), sorted; each must be of layer "gate" with a reason
+// that says it was withheld.
+inline std::vector<std::string> withheld_values(const nlohmann::json& result) {
+  std::vector<std::string> values;
+  for (const auto& w : result.value("withheld", nlohmann::json::array())) {
+    values.push_back(w["value"].get<std::string>());
+    EXPECT_EQ(w["layer"], "gate");
+    EXPECT_EQ(w["reason"].get<std::string>().rfind("Withheld: ", 0), 0u) << w.dump();
+  }
+  std::sort(values.begin(), values.end());
+  return values;
 }
 
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
