@@ -1,42 +1,35 @@
 #include "schema/wal_index.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstring>
 
 namespace perftriage::schema {
 namespace {
 
-// The first page of the file: both header copies and the checkpoint information.
-constexpr std::size_t kMapBytes = 4096;
+// The size SQLite maps the wal-index in (WALINDEX_PGSZ, https://www.sqlite.org/walformat.html): region 0 holds the
+// header.
+constexpr int kRegionBytes = 32768;
 
 }  // namespace
 
-std::optional<WalIndexProbe> WalIndexProbe::open(const std::string& db_path) {
-  const std::string shm = db_path + "-shm";
-  const int fd = ::open(shm.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st {};
-  void* map = MAP_FAILED;
-  if (::fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(2 * kHeaderBytes)) {
-    map = ::mmap(nullptr, kMapBytes, PROT_READ, MAP_SHARED, fd, 0);
+std::optional<WalIndexProbe> WalIndexProbe::open(Database& db) {
+  if (db.dialect() != Dialect::sqlite) return std::nullopt;
+  // Only a database in WAL mode has the index; asking for it on another would make SQLite create a -shm file.
+  auto mode = Statement::prepare(db, "PRAGMA journal_mode");
+  if (!mode) return std::nullopt;
+  const auto row = mode->step();
+  if (!row || !*row || mode->text(0) != "wal") return std::nullopt;
+  sqlite3_file* file = nullptr;
+  if (sqlite3_file_control(db.handle(), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == nullptr ||
+      file->pMethods == nullptr || file->pMethods->iVersion < 2 || file->pMethods->xShmMap == nullptr) {
+    return std::nullopt;
   }
-  ::close(fd);  // the mapping keeps the file
-  if (map == MAP_FAILED) return std::nullopt;
-  return WalIndexProbe(map);
-}
-
-WalIndexProbe::WalIndexProbe(WalIndexProbe&& other) noexcept
-    : map_(other.map_), last_(other.last_), seen_(other.seen_) {
-  other.map_ = nullptr;
-}
-
-WalIndexProbe::~WalIndexProbe() {
-  if (map_ != nullptr) ::munmap(const_cast<void*>(map_), kMapBytes);
+  // Region 0 as SQLite mapped it for this connection (bExtend 0: nothing is created or grown).
+  void volatile* region = nullptr;
+  if (file->pMethods->xShmMap(file, 0, kRegionBytes, 0, &region) != SQLITE_OK || region == nullptr) {
+    return std::nullopt;
+  }
+  return WalIndexProbe(const_cast<const void*>(region));
 }
 
 bool WalIndexProbe::changed() noexcept {

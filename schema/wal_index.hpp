@@ -5,23 +5,29 @@
 // processes that open the file through a shared mapping. An unchanged header means no commit; a changed one (or a
 // read torn by a write in progress) is only a reason to ask SQLite (PRAGMA data_version), which stays the answer.
 //
-// The mapping must be made while a connection of this process holds the database open (the watcher's): then no
-// process can delete or truncate the -shm file under it.
+// The probe reads SQLite's own mapping of the file, through the connection it is given (the watcher's), and is valid
+// as long as that connection is open: it never opens the file itself. A descriptor of our own on the -shm file,
+// once closed, would drop every POSIX lock this process holds on it (fcntl locks belong to the process, not to the
+// descriptor), SQLite's "someone has the index open" lock among them. The next process to open the database would
+// then take itself for the first, truncate the -shm file and rebuild the index under this process's mapping: a
+// SIGBUS in the server while `perftriage runs delete --db` ran beside it, found by bench/load.sh.
 #include <array>
 #include <optional>
 #include <string>
+
+#include "schema/sqlite.hpp"
 
 namespace perftriage::schema {
 
 class WalIndexProbe {
  public:
-  // nullopt when there is no -shm file to map (not WAL, or SQLite keeps the index in heap memory).
-  static std::optional<WalIndexProbe> open(const std::string& db_path);
-  WalIndexProbe(WalIndexProbe&& other) noexcept;
+  // nullopt when `db` has no wal-index in shared memory (PostgreSQL, not WAL, in-memory). `db` must outlive the probe.
+  static std::optional<WalIndexProbe> open(Database& db);
+  WalIndexProbe(WalIndexProbe&& other) noexcept = default;
   WalIndexProbe& operator=(WalIndexProbe&&) = delete;
   WalIndexProbe(const WalIndexProbe&) = delete;
   WalIndexProbe& operator=(const WalIndexProbe&) = delete;
-  ~WalIndexProbe();
+  ~WalIndexProbe() = default;  // the mapping is SQLite's: unmapped when the connection closes
 
   // Whether the header differs from the one seen at the last call (true at the first call).
   bool changed() noexcept;

@@ -56,6 +56,7 @@ std::optional<DataView> AppContext::data_view() {
     if (!watcher_->usable()) {  // a lost PostgreSQL connection: its statements first, then a new one next time
       data_version_.reset();
       stamps_since_.reset();
+      probe_.reset();  // it reads through the watcher
       watcher_.reset();
     }
     return std::nullopt;
@@ -63,7 +64,7 @@ std::optional<DataView> AppContext::data_view() {
   // The watcher holds the file open now. Its first look reports a change: the next call asks SQLite once more,
   // with the header read before it.
   if (!probe_ && watcher_->dialect() == schema::Dialect::sqlite) {  // PostgreSQL has no file to probe
-    if (auto opened = schema::WalIndexProbe::open(path)) probe_.emplace(std::move(*opened));
+    if (auto opened = schema::WalIndexProbe::open(*watcher_)) probe_.emplace(std::move(*opened));
   }
   if (generation_ == 0 || *version != last_version_) {
     last_version_ = *version;

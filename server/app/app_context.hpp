@@ -76,7 +76,7 @@ class AppContext {
   std::optional<schema::Database> watcher_;
   std::optional<schema::Statement> data_version_;  // prepared once on the watcher (destroyed before it)
   std::optional<schema::Statement> stamps_since_;  // prepared once on the watcher
-  std::optional<schema::WalIndexProbe> probe_;     // the -shm header: a look without a system call
+  std::optional<schema::WalIndexProbe> probe_;     // the -shm header through the watcher (destroyed before it)
   bool data_version_ok_ = false;
   std::int64_t last_version_ = 0;
   std::uint64_t generation_ = 0;

@@ -1,8 +1,12 @@
 // What the response cache relies on from the store: the wal-index probe (an unchanged -shm header means no commit;
 // every commit, through any connection, changes it) and the data stamps of migration 011 on a database written by
 // schema version 10.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,7 +29,7 @@ TEST(WalIndexProbe, EveryCommitMovesTheHeaderAndNothingElseDoes) {
   auto watcher = Database::open(path);
   ASSERT_TRUE(watcher) << watcher.error().message;
   ASSERT_TRUE(watcher->exec("CREATE TABLE t (x INTEGER)"));
-  auto probe = WalIndexProbe::open(path);
+  auto probe = WalIndexProbe::open(*watcher);
   ASSERT_TRUE(probe);
   EXPECT_TRUE(probe->changed());  // the first look
   EXPECT_FALSE(probe->changed());
@@ -47,9 +51,70 @@ TEST(WalIndexProbe, EveryCommitMovesTheHeaderAndNothingElseDoes) {
   EXPECT_TRUE(probe->changed());
 }
 
-TEST(WalIndexProbe, NoShmFileNoProbe) {
+TEST(WalIndexProbe, NoWalNoProbeAndNoShmFileMade) {
   testing::TempDir dir{"perftriage-wal-index"};
-  EXPECT_FALSE(WalIndexProbe::open(dir.file("missing.sqlite")));
+  const std::string path = dir.file("rollback.sqlite");
+  {
+    auto db = Database::open(path);
+    ASSERT_TRUE(db);
+    ASSERT_TRUE(db->exec("PRAGMA journal_mode=DELETE; CREATE TABLE t (x INTEGER)"));
+    EXPECT_FALSE(WalIndexProbe::open(*db));
+    EXPECT_FALSE(std::filesystem::exists(path + "-shm"));
+  }
+  auto memory = Database::open(":memory:");
+  ASSERT_TRUE(memory);
+  EXPECT_FALSE(WalIndexProbe::open(*memory));
+}
+
+// What another process finds on the -shm file's DMS byte (120 + 8: SQLite's "the index is in use" lock, which every
+// process with the database open holds shared): 1 when it is free, so that the other process would take itself for
+// the first, truncate the file and rebuild the index. fcntl locks are per process, so the asking is done by a child.
+int dms_free_for_another_process(const std::string& shm) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(shm.c_str(), O_RDONLY | O_CLOEXEC);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = 128;
+    lock.l_len = 1;
+    const int rc = fd < 0 ? -1 : ::fcntl(fd, F_GETLK, &lock);
+    ::_exit(rc != 0 ? 2 : lock.l_type == F_UNLCK ? 1 : 0);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(WalIndexProbe, LeavesSQLitesLockOnTheIndexInPlace) {
+  testing::TempDir dir{"perftriage-wal-index"};
+  const std::string path = dir.file("db.sqlite");
+  auto watcher = Database::open(path);
+  ASSERT_TRUE(watcher);
+  ASSERT_TRUE(watcher->exec("CREATE TABLE t (x INTEGER)"));
+  ASSERT_EQ(dms_free_for_another_process(path + "-shm"), 0);  // held while the connection is open
+  auto probe = WalIndexProbe::open(*watcher);
+  ASSERT_TRUE(probe);
+  EXPECT_TRUE(probe->changed());
+  // A probe that opened and closed the -shm file itself dropped the process's locks on it: 1 here.
+  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+  ASSERT_TRUE(watcher->exec("INSERT INTO t VALUES (1)"));
+  EXPECT_TRUE(probe->changed());
+  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+}
+
+// Why the probe never opens the file itself: what the probe before it did (open, map, close) frees the lock.
+TEST(WalIndexProbe, ADescriptorOfOurOwnOnceClosedWouldFreeIt) {
+  testing::TempDir dir{"perftriage-wal-index"};
+  const std::string path = dir.file("db.sqlite");
+  auto watcher = Database::open(path);
+  ASSERT_TRUE(watcher);
+  ASSERT_TRUE(watcher->exec("CREATE TABLE t (x INTEGER)"));
+  ASSERT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+  const int fd = ::open((path + "-shm").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 1);
 }
 
 std::map<std::string, std::int64_t> all_stamps(Database& db) {
