@@ -12,9 +12,9 @@
 #      (2), and bench/lib.sh's BUILD, PERFTRIAGE, KEEP_UPLOADS, ACCESS_LOG, SERVE_ARGS. wrk and nginx-light come
 #      from scripts/install-bench-deps.sh when missing.
 # Each call's body is fetched once with curl (no Accept-Encoding, as wrk sends none: the identity bytes) and nginx
-# serves that file. ENCODING=gzip measures the way a browser asks instead: wrk and curl send
-# `Accept-Encoding: gzip`, and nginx serves perftriage's answer as it came: a gzip one from /gz/ with
-# `Content-Encoding: gzip`, a small one that perftriage sent as is, as is. nginx is measured twice: while the same uploaders post to perftriage (the ratio is taken against
+# serves that file. ENCODING=gzip (or zstd) measures the way a browser asks instead: wrk and curl send
+# `Accept-Encoding: gzip` (zstd), and nginx serves perftriage's answer as it came: a compressed one from /gz/ (/zst/)
+# with its `Content-Encoding`, a small one that perftriage sent as is, as is. nginx is measured twice: while the same uploaders post to perftriage (the ratio is taken against
 # this one: both servers on an equally loaded machine), and idle. The uploaders run while perftriage is measured; every upload is a new run (a write
 # transaction, so each one invalidates the response cache), and those runs are deleted from DB at exit.
 # Output: one markdown table row per call (paste it into docs/performance.md), with the share of perftriage's answers
@@ -61,7 +61,8 @@ ENCODING=${ENCODING:-identity}
 case $ENCODING in
   identity) ACCEPT=() NGINX_ENCODING="" ;;
   gzip) ACCEPT=(-H "Accept-Encoding: gzip") NGINX_ENCODING="location /gz/ { add_header Content-Encoding gzip; }" ;;
-  *) echo "ENCODING is identity or gzip, not $ENCODING" >&2; exit 2 ;;
+  zstd) ACCEPT=(-H "Accept-Encoding: zstd") NGINX_ENCODING="location /zst/ { add_header Content-Encoding zstd; }" ;;
+  *) echo "ENCODING is identity, gzip or zstd, not $ENCODING" >&2; exit 2 ;;
 esac
 
 NGINX_PID=""
@@ -156,19 +157,23 @@ echo "# wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency per call and serv
 
 www=$BENCH_TMP/nginx/www
 mkdir -p "$www"
-mkdir -p "$www/gz"
+mkdir -p "$www/gz" "$www/zst"
 bytes=() files=()
 for i in "${!CALLS[@]}"; do
   path=${CALLS[i]#*|}
   read -r status _ size < <(bench_time_get "$PT_BASE$path" "$www/c$((i + 1))" "${ACCEPT[@]}" -D "$www/h$((i + 1))")
   [ "$status" = 200 ] || bench_die "GET $path answered $status: $(head -c 300 "$www/c$((i + 1))")"
   bytes+=("$size")
-  if grep -qi '^content-encoding: *gzip' "$www/h$((i + 1))"; then
-    mv "$www/c$((i + 1))" "$www/gz/c$((i + 1))"
-    files+=("gz/c$((i + 1))")
-  else
-    files+=("c$((i + 1))")
-  fi
+  coding=$(sed -n 's/^[Cc]ontent-[Ee]ncoding: *\([a-z]*\).*/\1/p' "$www/h$((i + 1))")
+  case $coding in
+    gzip | zstd)
+      dir=gz
+      [ "$coding" = zstd ] && dir=zst
+      mv "$www/c$((i + 1))" "$www/$dir/c$((i + 1))"
+      files+=("$dir/c$((i + 1))")
+      ;;
+    *) files+=("c$((i + 1))") ;;
+  esac
 done
 nginx_start "$BENCH_TMP/nginx"
 # One upload first (after the bodies were fetched): the uploaders' setup works.

@@ -25,6 +25,8 @@ endif()
 # libpq (libpq-dev): PostgreSQL as the second store, for several replicas on one database (schema/postgres.hpp).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+# zstd (libzstd-dev, pkg-config only on Debian 12): the zstd form of read answers (server/http/response_cache.hpp).
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 # Operations: TOML config files (libtomlplusplus-dev, header-only), the JSON access log (libspdlog-dev,
 # built on the fmt already used) and the Prometheus metrics registry and text exposition (prometheus-cpp-dev, core
 # library only: /metrics is served by our own router, not by its embedded civetweb).

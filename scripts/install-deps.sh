@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ make pkg-config python3 sqlite3
   libboost1.81-dev nlohmann-json3-dev libsqlite3-dev libfmt-dev libcurl4-openssl-dev libssl-dev
-  libgtest-dev libarchive-dev zlib1g-dev libsimdjson-dev libre2-dev
+  libgtest-dev libarchive-dev zlib1g-dev libzstd-dev zstd libsimdjson-dev libre2-dev  # zstd: tests/e2e/ops/cache_test.py
   libtomlplusplus-dev libspdlog-dev prometheus-cpp-dev  # config file, access log, metrics
   libcli11-dev  # the command line (server/cli/)
   libpq-dev postgresql  # the PostgreSQL store (libpq) and the server its tests start in a temporary directory

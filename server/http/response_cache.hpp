@@ -4,8 +4,9 @@
 // Every 200 answer in JSON, CSV, markdown or plain text (unless its handler set its own Cache-Control, as /metrics
 // does with no-store) carries a strong ETag (16 hex digits of the SHA-256 of its bytes), `Cache-Control: no-cache`
 // (a browser keeps it and revalidates) and `Vary: Accept-Encoding`; `If-None-Match` naming it answers 304 with no
-// body. A client that accepts gzip gets bodies of 1 KiB and more compressed, with their own ETag (suffix "-gz": a
-// strong validator names one sequence of bytes). zstd and br are not offered.
+// body. A client that accepts zstd or gzip gets bodies of 1 KiB and more compressed, each coding with its own ETag
+// (suffix "-zst" or "-gz": a strong validator names one sequence of bytes). Of the two, the higher q wins, zstd on a
+// tie (smaller, and faster to decode). br is not offered.
 //
 // The cache keeps such answers of GET (and HEAD, which reuses GET's entry) on Lane::read routes, keyed by the path
 // and the query in canonical order: no read route looks at a request header, and authorization is decided from the
@@ -38,42 +39,58 @@
 
 namespace perftriage::server {
 
-// What of a request picks the bytes of an answer and its status: gzip or not, and the client's validators.
+// The content codings an answer may be sent in. identity is always acceptable (RFC 9110 12.5.3: a server may send
+// it whatever Accept-Encoding says).
+enum class Coding : std::uint8_t { identity, gzip, zstd };
+using Codings = std::vector<Coding>;  // most preferred first; identity is implied after them
+
+// What of a request picks the bytes of an answer and its status: the codings it takes, and its validators.
 struct Negotiation {
-  bool read = false;          // GET or HEAD: only their answers get validators (and gzip, 304)
-  bool gzip = false;          // Accept-Encoding takes gzip (q > 0)
+  bool read = false;          // GET or HEAD: only their answers get validators (and compression, 304)
+  Codings codings;            // accepted_codings(Accept-Encoding)
   std::string if_none_match;  // the If-None-Match header as sent
   static Negotiation of(const ApiRequest& request);
 };
 
-// An answer with its validators, identity and (for bodies of 1 KiB and more, when smaller) gzip.
+// One compressed form of an answer's body.
+struct Variant {
+  std::string bytes;  // empty: none (the body is small, or did not get smaller)
+  std::string etag;   // the identity ETag with the coding's suffix
+};
+
+// An answer with its validators, identity and (for bodies of 1 KiB and more, when smaller) zstd and gzip.
 struct Representation {
   std::string content_type;
   std::vector<std::pair<std::string, std::string>> headers;  // the handler's own (Content-Disposition, ...)
   std::string body;
   std::string etag;  // "\"<16 hex>\""
-  std::string gzip;  // empty: no gzip variant
-  std::string gzip_etag;
+  Variant gzip;
+  Variant zstd;
   std::vector<std::string> data_scopes;  // what the answer read (ApiResponse::data_scopes); empty: anything
   [[nodiscard]] std::size_t bytes() const;
+  [[nodiscard]] const Variant* variant(Coding coding) const;  // nullptr: identity, or none made
 };
 
-bool accepts_gzip(std::string_view accept_encoding);
+// The codings of an Accept-Encoding header that this server makes (zstd, gzip or x-gzip, or "*" for those not
+// named), with q > 0, highest q first, zstd first on a tie. An explicit q=0 refuses a coding "*" would take.
+Codings accepted_codings(std::string_view accept_encoding);
 // RFC 9110 If-None-Match: "*", or a list of entity tags compared weakly (W/"x" matches "x").
 bool etag_matches(std::string_view if_none_match, std::string_view etag);
 std::string strong_etag(std::string_view body, std::string_view suffix = {});
 // gzip (RFC 1952) of `bytes`; nullopt when zlib fails.
 std::optional<std::string> gzip_bytes(std::string_view bytes);
+// A zstd frame (RFC 8878) of `bytes`, its size in the header; nullopt when libzstd fails.
+std::optional<std::string> zstd_bytes(std::string_view bytes);
 // A 200 answer that gets validators (and may be cached): JSON, CSV, markdown or text/plain, no Cache-Control of its
 // handler's own.
 bool validated(const ApiResponse& response);
-// The representation of a validated answer; `compress`: make the gzip variant too.
-Representation represent(ApiResponse response, bool compress);
+// The representation of a validated answer, with a variant for each of `make` (a cached answer: every coding).
+Representation represent(ApiResponse response, const Codings& make);
 // The answer to send for a representation: the variant the client takes, or 304 when it already has it. Its body is
 // shared with `rep` (ApiResponse::shared_body).
 ApiResponse answer(const std::shared_ptr<const Representation>& rep, const Negotiation& negotiation);
-// Any answer on its way out: a validated one to a GET or HEAD gets its validators (and gzip, 304); others pass as
-// they are.
+// Any answer on its way out: a validated one to a GET or HEAD gets its validators (and compression, 304); others
+// pass as they are.
 ApiResponse finish(ApiResponse response, const Negotiation& negotiation);
 // GET's entry for a GET or HEAD: the path and every query parameter, in canonical order, length-prefixed.
 std::string cache_key(const ApiRequest& request);

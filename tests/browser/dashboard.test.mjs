@@ -3,7 +3,7 @@
 // checks that markup in model names and issue titles renders as text, that nothing leaves 127.0.0.1, and that no
 // console error or page error happened. Saves a screenshot of every page to $PERFTRIAGE_SCREENSHOTS.
 // Checks (check(): each records its failure and the run goes on): the dashboard's ES modules are served as
-// JavaScript, charts fit their boxes and have round ticks, an issue's axis label is not prefixed twice, a comparison
+// JavaScript, the API's answers reach the browser in zstd, charts fit their boxes and have round ticks, an issue's axis label is not prefixed twice, a comparison
 // says why a speedup went up when eager got slower, and the footer links the API index.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -122,6 +122,7 @@ async function main() {
 
   const page = context.pages()[0] || (await context.newPage());
   const scripts = new Map();  // path of every script the pages loaded -> its Content-Type
+  const codings = new Map();  // Content-Encoding of the API's 200 answers -> how many
   const watch = (p) => {
     // The token step provokes one 401 on purpose (Chromium logs it as a console error too).
     const expected = (text) => step === 'token prompt' && /\b401\b/.test(text);
@@ -132,6 +133,10 @@ async function main() {
     p.on('response', (r) => {
       const { pathname } = new URL(r.url());
       if (pathname.endsWith('.js')) scripts.set(pathname, r.headers()['content-type'] || '');
+      if (pathname.startsWith('/api/v1/') && r.status() === 200) {
+        const coding = r.headers()['content-encoding'] || 'identity';
+        codings.set(coding, (codings.get(coding) || 0) + 1);
+      }
     });
   };
   watch(page);
@@ -180,6 +185,10 @@ async function main() {
     assert.equal(await page.locator('script[type="module"][src="/web/app.js"]').count(), 1, 'index.html loads app.js as a module');
     for (const m of ['/web/app.js', '/web/api.js', '/web/charts.js']) assert.ok(scripts.has(m), `${m} loaded: ${[...scripts.keys()]}`);
     for (const [m, type] of scripts) assert.match(type, /^text\/javascript\b/, `${m} is served as ${type}`);
+  });
+  await check('the browser gets the API in zstd (it asks for gzip, br and zstd; zstd wins the tie)', async () => {
+    assert.ok((codings.get('zstd') || 0) > 0, `API answers by Content-Encoding: ${JSON.stringify([...codings])}`);
+    assert.ok(!codings.has('gzip'), `no gzip when zstd is taken: ${JSON.stringify([...codings])}`);
   });
   await check('the footer links the API index', async () => {
     const href = await page.locator('footer.foot a').getAttribute('href');

@@ -4,7 +4,8 @@
   - a read answer carries a strong ETag, Cache-Control: no-cache and Vary: Accept-Encoding, the same on the second
     GET (a hit, counted in perftriage_cache_lookups_total{cache="response"}); HEAD answers from GET's entry;
   - If-None-Match with that ETag (alone, in a list, weak, or *) answers 304 with no body;
-  - Accept-Encoding: gzip answers bytes that decompress to the identity body, under their own ETag;
+  - Accept-Encoding: gzip answers bytes that decompress to the identity body, under their own ETag; so does zstd
+    (Debian's `zstd` decompresses them), which a browser's "gzip, deflate, br, zstd" gets;
   - an upload through the server, then a `perftriage ingest` of the same database file by ANOTHER process: the next
     GET shows each new run at once, with a new ETag;
   - answers that name what they read (data stamps, migration 011) outlive writes elsewhere: after another process
@@ -110,6 +111,18 @@ def compressed(server):
     check("If-None-Match with the gzip ETag -> 304", s == 304 and b == b"", (s, h3))
     s, h4, b = server.request("GET", target, headers={"Accept-Encoding": "gzip;q=0"})
     check("gzip;q=0 -> identity", s == 200 and "content-encoding" not in h4 and b == plain, h4)
+    s, h5, zst = server.request("GET", target, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+    check("a browser's Accept-Encoding -> Content-Encoding: zstd, a zstd frame, fewer bytes",
+          s == 200 and h5.get("content-encoding") == "zstd" and zst[:4] == b"\x28\xb5\x2f\xfd"
+          and len(zst) < len(plain), (h5, len(zst), len(plain)))
+    unpacked = subprocess.run(["zstd", "-d", "-c"], input=zst, capture_output=True, check=False)
+    check("the zstd bytes decompress to the identity body", unpacked.returncode == 0 and unpacked.stdout == plain,
+          unpacked.stderr[:200])
+    check("the zstd variant has its own ETag", h5.get("etag") == h.get("etag", "")[:-1] + '-zst"', (h, h5))
+    s, h6, b = server.request("GET", target, headers={"Accept-Encoding": "zstd", "If-None-Match": h5.get("etag")})
+    check("If-None-Match with the zstd ETag -> 304", s == 304 and b == b"", (s, h6))
+    s, h7, b = server.request("GET", target, headers={"Accept-Encoding": "zstd;q=0.5, gzip"})
+    check("gzip at a higher q than zstd -> gzip", s == 200 and h7.get("content-encoding") == "gzip", h7)
 
 
 def writes(server, token, etag, before):

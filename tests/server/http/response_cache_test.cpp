@@ -1,12 +1,13 @@
 // The response cache and the validators (server/http/response_cache.hpp): Accept-Encoding and If-None-Match parsing,
-// ETags and gzip variants, 304s, the canonical key, the byte bound and LRU order, entries made under a generation
-// that has moved on, and the generation itself (AppContext::generation over PRAGMA data_version) moving on a write
-// through another connection; concurrent misses of one key computed once (single flight).
+// ETags and the gzip and zstd variants, 304s, the canonical key, the byte bound and LRU order, entries made under a
+// generation that has moved on, and the generation itself (AppContext::generation over PRAGMA data_version) moving on a
+// write through another connection; concurrent misses of one key computed once (single flight).
 // tests/e2e/ops/cache_test.py checks the same against a real server, across processes.
 #include "server/http/response_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +37,17 @@ std::string gunzip(const std::string& in) {
   return out;
 }
 
+std::string unzstd(const std::string& in) {
+  const auto size = ZSTD_getFrameContentSize(in.data(), in.size());
+  EXPECT_FALSE(size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN);
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return "";
+  std::string out(size, '\0');
+  const auto n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
 std::string json_rows(int n) {
   std::string body = "[";
   for (int i = 0; i < n; ++i) body += R"({"name":"Model)" + std::to_string(i) + R"(","speedup":0.5},)";
@@ -50,7 +62,7 @@ std::string header(const ApiResponse& r, std::string_view name) {
 }
 
 std::shared_ptr<const Representation> rep_of(std::string body) {
-  return std::make_shared<const Representation>(represent(text_response(200, "application/json", body), false));
+  return std::make_shared<const Representation>(represent(text_response(200, "application/json", body), {}));
 }
 
 ApiRequest get(std::string path) {
@@ -67,16 +79,27 @@ std::shared_ptr<const Representation> sized(std::size_t bytes) {
 }
 
 TEST(AcceptEncoding, GzipWhenOfferedWithNonZeroQuality) {
-  EXPECT_TRUE(accepts_gzip("gzip"));
-  EXPECT_TRUE(accepts_gzip("deflate, GZIP;q=0.5, br"));
-  EXPECT_TRUE(accepts_gzip("x-gzip"));
-  EXPECT_TRUE(accepts_gzip("*"));
-  EXPECT_FALSE(accepts_gzip(""));
-  EXPECT_FALSE(accepts_gzip("identity"));
-  EXPECT_FALSE(accepts_gzip("gzip;q=0"));
-  EXPECT_FALSE(accepts_gzip("gzip; q=0.0, deflate"));
-  EXPECT_FALSE(accepts_gzip("*;q=0"));
-  EXPECT_FALSE(accepts_gzip("gzip;q=0, *"));  // the explicit refusal wins over the wildcard
+  const Codings gzip = {Coding::gzip};
+  EXPECT_EQ(accepted_codings("gzip"), gzip);
+  EXPECT_EQ(accepted_codings("deflate, GZIP;q=0.5, br"), gzip);
+  EXPECT_EQ(accepted_codings("x-gzip"), gzip);
+  EXPECT_EQ(accepted_codings(""), Codings{});
+  EXPECT_EQ(accepted_codings("identity"), Codings{});
+  EXPECT_EQ(accepted_codings("gzip;q=0"), Codings{});
+  EXPECT_EQ(accepted_codings("gzip; q=0.0, deflate"), Codings{});
+  EXPECT_EQ(accepted_codings("*;q=0"), Codings{});
+  EXPECT_EQ(accepted_codings("gzip;q=0, *"), Codings{Coding::zstd});  // the explicit refusal wins over the wildcard
+}
+
+TEST(AcceptEncoding, ZstdFirstUnlessGzipHasTheHigherQuality) {
+  const Codings zstd_first = {Coding::zstd, Coding::gzip}, gzip_first = {Coding::gzip, Coding::zstd};
+  EXPECT_EQ(accepted_codings("gzip, deflate, br, zstd"), zstd_first);  // what Chrome and Firefox send
+  EXPECT_EQ(accepted_codings("ZSTD"), Codings{Coding::zstd});
+  EXPECT_EQ(accepted_codings("*"), zstd_first);
+  EXPECT_EQ(accepted_codings("zstd;q=0.5, gzip"), gzip_first);
+  EXPECT_EQ(accepted_codings("zstd;q=0.5, gzip;q=0.5"), zstd_first);
+  EXPECT_EQ(accepted_codings("zstd;q=0, *"), Codings{Coding::gzip});
+  EXPECT_EQ(accepted_codings("gzip;q=0.2, *;q=0.4"), zstd_first);  // "*" gives zstd its 0.4
 }
 
 TEST(IfNoneMatch, ListsStarAndWeakComparison) {
@@ -116,13 +139,14 @@ TEST(Validators, GzipVariantWithItsOwnEtagAndA304) {
   const std::string body = json_rows(200);
   auto res = text_response(200, "application/json", body);
   res.headers.emplace_back("Content-Disposition", "inline");
-  const auto shared = std::make_shared<const Representation>(represent(res, true));
+  const auto shared = std::make_shared<const Representation>(represent(res, {Coding::gzip}));
   const auto& rep = *shared;
-  ASSERT_FALSE(rep.gzip.empty());
-  EXPECT_EQ(gunzip(rep.gzip), body);
-  EXPECT_EQ(rep.gzip_etag, rep.etag.substr(0, rep.etag.size() - 1) + "-gz\"");
+  ASSERT_FALSE(rep.gzip.bytes.empty());
+  EXPECT_TRUE(rep.zstd.bytes.empty());  // not asked for
+  EXPECT_EQ(gunzip(rep.gzip.bytes), body);
+  EXPECT_EQ(rep.gzip.etag, rep.etag.substr(0, rep.etag.size() - 1) + "-gz\"");
 
-  const auto plain = answer(shared, Negotiation{true, false, ""});
+  const auto plain = answer(shared, Negotiation{true, {}, ""});
   EXPECT_EQ(plain.status, 200u);
   EXPECT_EQ(plain.bytes(), body);
   EXPECT_EQ(plain.bytes().data(), rep.body.data());  // the entry's bytes, not a copy
@@ -132,28 +156,65 @@ TEST(Validators, GzipVariantWithItsOwnEtagAndA304) {
   EXPECT_EQ(header(plain, "Content-Disposition"), "inline");
   EXPECT_EQ(header(plain, "Content-Encoding"), "");
 
-  const auto zipped = answer(shared, Negotiation{true, true, ""});
-  EXPECT_EQ(zipped.bytes(), rep.gzip);
+  const auto zipped = answer(shared, Negotiation{true, {Coding::gzip}, ""});
+  EXPECT_EQ(zipped.bytes(), rep.gzip.bytes);
   EXPECT_EQ(header(zipped, "Content-Encoding"), "gzip");
-  EXPECT_EQ(header(zipped, "ETag"), rep.gzip_etag);
+  EXPECT_EQ(header(zipped, "ETag"), rep.gzip.etag);
+  // A client preferring zstd takes gzip when that is what the answer has.
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::zstd, Coding::gzip}, ""}).bytes(), rep.gzip.bytes);
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::zstd}, ""}).bytes(), body);
 
-  const auto not_modified = answer(shared, Negotiation{true, false, rep.etag});
+  const auto not_modified = answer(shared, Negotiation{true, {}, rep.etag});
   EXPECT_EQ(not_modified.status, 304u);
   EXPECT_TRUE(not_modified.bytes().empty());
   EXPECT_EQ(header(not_modified, "ETag"), rep.etag);
   // The identity ETag does not validate the gzip bytes.
-  EXPECT_EQ(answer(shared, Negotiation{true, true, rep.etag}).status, 200u);
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::gzip}, rep.etag}).status, 200u);
+}
+
+TEST(Validators, ZstdVariantWithItsOwnEtagAndA304) {
+  const std::string body = json_rows(200);
+  const auto shared = std::make_shared<const Representation>(
+      represent(text_response(200, "application/json", body), {Coding::zstd, Coding::gzip}));
+  const auto& rep = *shared;
+  ASSERT_FALSE(rep.zstd.bytes.empty());
+  ASSERT_FALSE(rep.gzip.bytes.empty());
+  EXPECT_EQ(unzstd(rep.zstd.bytes), body);
+  EXPECT_LT(rep.zstd.bytes.size(), body.size());
+  EXPECT_EQ(rep.zstd.etag, rep.etag.substr(0, rep.etag.size() - 1) + "-zst\"");
+  EXPECT_EQ(rep.bytes(), rep.content_type.size() + body.size() + rep.etag.size() + rep.gzip.bytes.size() +
+                             rep.gzip.etag.size() + rep.zstd.bytes.size() + rep.zstd.etag.size());
+
+  const auto zstd = answer(shared, Negotiation{true, {Coding::zstd, Coding::gzip}, ""});
+  EXPECT_EQ(zstd.bytes().data(), rep.zstd.bytes.data());  // the entry's bytes, not a copy
+  EXPECT_EQ(header(zstd, "Content-Encoding"), "zstd");
+  EXPECT_EQ(header(zstd, "ETag"), rep.zstd.etag);
+  EXPECT_EQ(header(zstd, "Vary"), "Accept-Encoding");
+  EXPECT_EQ(header(answer(shared, Negotiation{true, {Coding::gzip, Coding::zstd}, ""}), "Content-Encoding"), "gzip");
+
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::zstd}, rep.zstd.etag}).status, 304u);
+  // Each ETag validates its own bytes only.
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::zstd}, rep.gzip.etag}).status, 200u);
+  EXPECT_EQ(answer(shared, Negotiation{true, {Coding::zstd}, rep.etag}).status, 200u);
+  EXPECT_EQ(answer(shared, Negotiation{true, {}, rep.zstd.etag}).status, 200u);
+
+  // Not cached (finish): only the coding the client prefers is made.
+  const auto sent = finish(text_response(200, "application/json", body), Negotiation{true, {Coding::zstd}, ""});
+  EXPECT_EQ(header(sent, "Content-Encoding"), "zstd");
+  EXPECT_EQ(unzstd(std::string(sent.bytes())), body);
 }
 
 TEST(Validators, SmallBodiesAndOtherMethodsStayAsTheyAre) {
-  const auto small = std::make_shared<const Representation>(represent(json_response(200, {{"a", 1}}), true));
-  EXPECT_TRUE(small->gzip.empty());
-  EXPECT_EQ(answer(small, Negotiation{true, true, ""}).bytes(), small->body);
+  const auto small =
+      std::make_shared<const Representation>(represent(json_response(200, {{"a", 1}}), {Coding::zstd, Coding::gzip}));
+  EXPECT_TRUE(small->gzip.bytes.empty());
+  EXPECT_TRUE(small->zstd.bytes.empty());
+  EXPECT_EQ(answer(small, Negotiation{true, {Coding::zstd, Coding::gzip}, ""}).bytes(), small->body);
 
-  const auto posted = finish(json_response(200, {{"a", 1}}), Negotiation{false, true, "*"});
+  const auto posted = finish(json_response(200, {{"a", 1}}), Negotiation{false, {Coding::gzip}, "*"});
   EXPECT_EQ(posted.status, 200u);
   EXPECT_EQ(header(posted, "ETag"), "");
-  const auto got = finish(json_response(200, {{"a", 1}}), Negotiation{true, false, "*"});
+  const auto got = finish(json_response(200, {{"a", 1}}), Negotiation{true, {}, "*"});
   EXPECT_EQ(got.status, 304u);
 }
 
@@ -192,7 +253,7 @@ struct FakeData {
 std::shared_ptr<const Representation> scoped(std::string body, std::vector<std::string> scopes) {
   auto res = text_response(200, "application/json", std::move(body));
   res.data_scopes = std::move(scopes);
-  return std::make_shared<const Representation>(represent(std::move(res), false));
+  return std::make_shared<const Representation>(represent(std::move(res), {}));
 }
 
 TEST(ResponseCache, AnAnswerWithoutScopesHitsOnlyUnderItsGeneration) {
@@ -351,6 +412,14 @@ TEST_F(GenerationTest, LookupFillAndAWriteInBetween) {
   ASSERT_TRUE(ticket.view);
   const auto first = cache.fill(ticket, text_response(200, "application/json", body), negotiation, app);
   EXPECT_EQ(gunzip(std::string(first.bytes())), body);
+
+  // The entry was kept in every coding: a browser asking for zstd next gets it from the entry.
+  auto browser = head;
+  browser.headers["accept-encoding"] = "gzip, deflate, br, zstd";
+  const auto zstd_hit = cache.lookup(browser, app, Negotiation::of(browser));
+  ASSERT_TRUE(zstd_hit.hit);
+  EXPECT_EQ(header(*zstd_hit.hit, "Content-Encoding"), "zstd");
+  EXPECT_EQ(unzstd(std::string(zstd_hit.hit->bytes())), body);
 
   head.method = "HEAD";  // HEAD is answered from GET's entry
   ticket = cache.lookup(head, app, negotiation);
