@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "schema/backup.hpp"
 #include "schema/data_stamps.hpp"
 #include "schema/migrate.hpp"
 #include "schema/migrations_embedded.hpp"
@@ -66,21 +67,13 @@ TEST(WalIndexProbe, NoWalNoProbeAndNoShmFileMade) {
   EXPECT_FALSE(WalIndexProbe::open(*memory));
 }
 
-// What another process finds on the -shm file's DMS byte (120 + 8: SQLite's "the index is in use" lock, which every
-// process with the database open holds shared): 1 when it is free, so that the other process would take itself for
-// the first, truncate the file and rebuild the index. fcntl locks are per process, so the asking is done by a child.
-int dms_free_for_another_process(const std::string& shm) {
+// What another process finds (fcntl locks belong to a process, so a child asks): 1 when the database looks free,
+// as `restore` would find it (schema::database_in_use: the -shm file's DMS byte, which every process with the
+// database open holds shared), and as SQLite in that process would, which then takes itself for the first, truncates
+// the -shm file and rebuilds the index.
+int dms_free_for_another_process(const std::string& db_path) {
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int fd = ::open(shm.c_str(), O_RDONLY | O_CLOEXEC);
-    struct flock lock {};
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    lock.l_start = 128;
-    lock.l_len = 1;
-    const int rc = fd < 0 ? -1 : ::fcntl(fd, F_GETLK, &lock);
-    ::_exit(rc != 0 ? 2 : lock.l_type == F_UNLCK ? 1 : 0);
-  }
+  if (pid == 0) ::_exit(database_in_use(db_path) ? 0 : 1);
   int status = 0;
   if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
@@ -92,15 +85,15 @@ TEST(WalIndexProbe, LeavesSQLitesLockOnTheIndexInPlace) {
   auto watcher = Database::open(path);
   ASSERT_TRUE(watcher);
   ASSERT_TRUE(watcher->exec("CREATE TABLE t (x INTEGER)"));
-  ASSERT_EQ(dms_free_for_another_process(path + "-shm"), 0);  // held while the connection is open
+  ASSERT_EQ(dms_free_for_another_process(path), 0);  // held while the connection is open
   auto probe = WalIndexProbe::open(*watcher);
   ASSERT_TRUE(probe);
   EXPECT_TRUE(probe->changed());
   // A probe that opened and closed the -shm file itself dropped the process's locks on it: 1 here.
-  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+  EXPECT_EQ(dms_free_for_another_process(path), 0);
   ASSERT_TRUE(watcher->exec("INSERT INTO t VALUES (1)"));
   EXPECT_TRUE(probe->changed());
-  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+  EXPECT_EQ(dms_free_for_another_process(path), 0);
 }
 
 // Why the probe never opens the file itself: what the probe before it did (open, map, close) frees the lock.
@@ -110,11 +103,11 @@ TEST(WalIndexProbe, ADescriptorOfOurOwnOnceClosedWouldFreeIt) {
   auto watcher = Database::open(path);
   ASSERT_TRUE(watcher);
   ASSERT_TRUE(watcher->exec("CREATE TABLE t (x INTEGER)"));
-  ASSERT_EQ(dms_free_for_another_process(path + "-shm"), 0);
+  ASSERT_EQ(dms_free_for_another_process(path), 0);
   const int fd = ::open((path + "-shm").c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   ::close(fd);
-  EXPECT_EQ(dms_free_for_another_process(path + "-shm"), 1);
+  EXPECT_EQ(dms_free_for_another_process(path), 1);
 }
 
 std::map<std::string, std::int64_t> all_stamps(Database& db) {
