@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "common/strings.hpp"
 
@@ -178,6 +179,39 @@ Result<void> PgConnection::exec(std::string_view sql) {
   }
   PQclear(res);
   return {};
+}
+
+Result<std::int64_t> PgConnection::copy_in(std::string_view copy_sql, std::string_view data) {
+  const std::string owned(copy_sql);
+  PGresult* start = PQexec(conn_, owned.c_str());
+  if (PQresultStatus(start) != PGRES_COPY_IN) {
+    auto err = error("postgres copy", start);
+    PQclear(start);
+    return err;
+  }
+  PQclear(start);
+  // libpq buffers what it is given and sends it as the socket takes it; chunks keep each call's int length in range.
+  constexpr std::size_t kChunk = 1u << 20;
+  const char* failed = nullptr;
+  for (std::size_t at = 0; at < data.size() && !failed; at += kChunk) {
+    const auto n = static_cast<int>(std::min(kChunk, data.size() - at));
+    if (PQputCopyData(conn_, data.data() + at, n) != 1) failed = "sending the rows failed";
+  }
+  if (PQputCopyEnd(conn_, failed) != 1 && !failed) failed = "ending the copy failed";
+  std::optional<Error> err;
+  std::int64_t rows = 0;
+  while (PGresult* res = PQgetResult(conn_)) {
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+      if (!err) err = error("postgres copy", res);
+    } else {
+      std::from_chars(PQcmdTuples(res), PQcmdTuples(res) + std::strlen(PQcmdTuples(res)), rows);
+    }
+    PQclear(res);
+  }
+  if (err) return *err;
+  if (failed) return make_error(ErrorKind::internal, "db_error", std::string("postgres copy: ") + failed);
+  changes_ = static_cast<int>(std::min<std::int64_t>(rows, std::numeric_limits<int>::max()));
+  return rows;
 }
 
 Result<std::string> PgConnection::prepared(const std::string& sql, const std::vector<Oid>& types) {

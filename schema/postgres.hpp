@@ -47,6 +47,8 @@ class PgConnection {
   PgConnection& operator=(const PgConnection&) = delete;
 
   Result<void> exec(std::string_view sql);  // one or more statements, no results (the simple query protocol)
+  // `COPY ... FROM STDIN` fed with `data` (whole lines of COPY's format); the rows it stored.
+  Result<std::int64_t> copy_in(std::string_view copy_sql, std::string_view data);
   // The server-side name of `sql` prepared with these parameter types, preparing it if this connection has not.
   Result<std::string> prepared(const std::string& sql, const std::vector<Oid>& types);
   [[nodiscard]] PGconn* raw() const noexcept { return conn_; }

@@ -39,7 +39,7 @@ class ForeignKeysOff {
     }
   }
   ~ForeignKeysOff() {
-    if (restore_) sqlite3_exec(db_.handle(), "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr);
+    if (restore_) (void)db_.exec("PRAGMA foreign_keys = ON");
   }
   ForeignKeysOff(const ForeignKeysOff&) = delete;
   ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;

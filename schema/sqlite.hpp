@@ -87,7 +87,7 @@ class Statement {
   Statement& bind_blob(int i, std::string_view bytes);
   // No copy: the caller keeps `v` alive until the statement is stepped and reset (hot insert loops).
   Statement& bind_static(int i, std::string_view v);
-  Statement& bind_blob_static(int i, std::string_view bytes);  // the same for a blob (a file's deflated bytes)
+  Statement& bind_blob_static(int i, std::string_view bytes);  // the same for a blob (a file's compressed bytes)
   Statement& bind_null(int i);
   template <class T>
   Statement& bind(int i, const std::optional<T>& v) {

@@ -16,7 +16,7 @@
 #include "schema/backlog_store.hpp"
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
-#include "schema/multi_row.hpp"
+#include "schema/result_writer_backends.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -44,31 +44,11 @@ constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id
 constexpr std::string_view kDeleteFileRows =
     "DELETE FROM result_rows WHERE run_id = (SELECT run_id FROM result_files WHERE id = ?1) AND file_id = ?1";
 constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = ?1";
-constexpr std::string_view kInsertResult =
-    "INSERT INTO result_rows(run_id, file_id, case_id, line, dev, batch_size, speedup, speedup_text, "
-    "abs_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, dynamo_peak_mem_gb, calls_captured, "
-    "unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, autograd_compiles, cudagraph_skips, "
-    "fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, invalid) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    "?23, ?24, ?25, ?26, ?27)";
-// A file's group (suite, dtype, mode, kind, config) and its cases, read once per file; a new group or model is
-// inserted.
+// A file's group (suite, dtype, mode, kind, config), read once per file; a new group is inserted.
 constexpr std::string_view kFindGroup =
     "SELECT id FROM case_groups WHERE suite = ?1 AND dtype = ?2 AND mode = ?3 AND kind = ?4 AND config = ?5";
 constexpr std::string_view kInsertGroup =
     "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING id";
-constexpr std::string_view kGroupCases = "SELECT model, id FROM case_models WHERE group_id = ?1";
-// A model of the file not stored before. Parsing keeps one row per (dev, model), so a file measuring one model on two
-// devices meets it twice: the second insert is ignored and finds the first's id. New models are not remembered in
-// memory: a file names each (but for that case) once. SQLite gets the statement without RETURNING and reads the id
-// from sqlite3_last_insert_rowid: RETURNING makes SQLite run the insert into an ephemeral table under a statement
-// journal, and on a file of a million new models that cost a third of the ingest (perf, 2026-12-04; about 6x the plain
-// insert in isolation).
-constexpr std::string_view kInsertCase =
-    "INSERT INTO case_models(group_id, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING RETURNING id";
-constexpr std::string_view kInsertCaseSqlite =
-    "INSERT INTO case_models(group_id, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING";
-constexpr std::string_view kFindCase = "SELECT id FROM case_models WHERE group_id = ?1 AND model = ?2";
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
     "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
@@ -319,14 +299,14 @@ Result<std::int64_t> insert_file(Database& db, std::int64_t run_id, const NewFil
   st.bind(1, run_id).bind(2, file.path).bind(3, file.format).bind(4, file.axes.suite).bind(5, file.axes.dtype);
   st.bind(6, file.axes.mode).bind(7, file.axes.kind).bind(8, file.axes.device).bind(9, file.axes.config);
   st.bind(10, file.sha256).bind(11, static_cast<std::int64_t>(file.bytes.size()));
-  // bound without a copy: a file's deflated bytes are tens of MB for a large upload
-  const std::string deflated = file.compressed.empty() ? deflate_bytes(file.bytes) : std::string();
+  // bound without a copy: a file's compressed bytes are tens of MB for a large upload
+  const std::string compressed = file.compressed.empty() ? compress_file_bytes(file.bytes) : std::string();
   st.bind(12, file.header).bind(13, file.row_count);
   st.bind(14, file.duplicates_dropped).bind(15, now_iso8601());
   PT_ASSIGN(const std::int64_t file_id, scalar(st));
   PT_ASSIGN(auto blob, Statement::prepare(db, kInsertFileBlob));
   blob.bind(1, file_id);
-  blob.bind_blob_static(2, file.compressed.empty() ? std::string_view(deflated) : std::string_view(file.compressed));
+  blob.bind_blob_static(2, file.compressed.empty() ? std::string_view(compressed) : std::string_view(file.compressed));
   PT_TRY(blob.run());
   return file_id;
 }
@@ -344,9 +324,7 @@ Result<std::int64_t> replace_file(Database& db, std::int64_t run_id, std::int64_
   return new_id;
 }
 
-namespace {
-
-Result<std::int64_t> group_id(Database& db, const ingest::Axes& axes) {
+Result<std::int64_t> case_group_id(Database& db, const ingest::Axes& axes) {
   for (auto sql : {kFindGroup, kInsertGroup}) {
     PT_ASSIGN(auto st, Statement::prepare(db, sql));
     st.bind(1, axes.suite).bind(2, axes.dtype).bind(3, axes.mode).bind(4, axes.kind).bind(5, axes.config);
@@ -357,139 +335,13 @@ Result<std::int64_t> group_id(Database& db, const ingest::Axes& axes) {
   return make_error(ErrorKind::internal, "no_group", "case group neither found nor inserted");
 }
 
-}  // namespace
-
 Result<ResultWriter> ResultWriter::open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kInsertResult));
-  PT_ASSIGN(auto insert_case, Statement::prepare(db, dialect_sql(db, kInsertCaseSqlite, kInsertCase)));
-  PT_ASSIGN(const std::int64_t group, group_id(db, axes));
-  PT_ASSIGN(auto cases_st, Statement::prepare(db, kGroupCases));
-  cases_st.bind(1, group);
-  std::unordered_map<std::string, std::int64_t> cases;
-  while (true) {
-    PT_ASSIGN(const bool row, cases_st.step());
-    if (!row) break;
-    cases.emplace(cases_st.text(0), cases_st.int64(1));
-  }
-  PT_ASSIGN(auto find_case, Statement::prepare(db, kFindCase));
-  insert_case.bind(1, group);
-  find_case.bind(1, group);
-  return ResultWriter(db, std::move(st), std::move(insert_case), std::move(find_case), run_id, file_id, group,
-                      std::move(axes), std::move(cases));
+  PT_ASSIGN(const std::int64_t group, case_group_id(db, axes));
+  const ResultTarget target{run_id, file_id, group};
+  PT_ASSIGN(auto backend, db.dialect() == Dialect::postgres ? open_postgres_result_writer(db, target)
+                                                            : open_sqlite_result_writer(db, target));
+  return ResultWriter(std::move(backend));
 }
-
-Result<std::int64_t> ResultWriter::case_id(const std::string& model) {
-  if (!cases_.empty()) {
-    if (auto it = cases_.find(model); it != cases_.end()) return it->second;
-  }
-  Statement& st = insert_case_;  // ?1, the group, stays bound
-  st.rewind();
-  st.bind_static(2, model);
-  std::int64_t inserted = 0;
-  if (db_->dialect() == Dialect::sqlite) {
-    PT_TRY(st.run());
-    if (db_->changes() == 1) inserted = sqlite3_last_insert_rowid(db_->handle());
-  } else {
-    PT_ASSIGN(inserted, scalar(st));
-  }
-  st.rewind();
-  if (inserted != 0) return inserted;
-  Statement& find = find_case_;
-  find.rewind();
-  find.bind_static(2, model);
-  PT_ASSIGN(auto id, first(find, [](const Statement& s) { return s.int64(0); }));
-  if (!id) return make_error(ErrorKind::internal, "no_case", "case '" + model + "' neither stored nor found");
-  return *id;
-}
-
-// Binds one row at parameters base+1 .. base+kResultColumns. Text is bound without a copy: the caller keeps `row`
-// and `extra` alive until the statement has run.
-void ResultWriter::bind_row(Statement& st, int base, std::int64_t case_id, const ingest::ResultRow& row,
-                            const model::RowFlags& f, std::string& extra) {
-  const std::optional<double> no_value;
-  const auto& speedup = f.invalid ? no_value : row.speedup;  // migrations/006: an invalid row has no speedup
-  const int b = base;
-  st.bind(b + 1, run_id_).bind(b + 2, file_id_).bind(b + 3, case_id).bind(b + 4, row.line).bind_static(b + 5, row.dev);
-  st.bind(b + 6, row.batch_size).bind(b + 7, speedup).bind_static(b + 8, row.speedup_text);
-  st.bind(b + 9, row.abs_latency_ms).bind(b + 10, row.compilation_latency_s).bind(b + 11, row.compression_ratio);
-  st.bind(b + 12, row.eager_peak_mem_gb).bind(b + 13, row.dynamo_peak_mem_gb).bind(b + 14, row.calls_captured);
-  st.bind(b + 15, row.unique_graphs).bind(b + 16, row.graph_breaks).bind(b + 17, row.unique_graph_breaks);
-  st.bind(b + 18, row.autograd_captures).bind(b + 19, row.autograd_compiles).bind(b + 20, row.cudagraph_skips);
-  st.bind(b + 21, row.fallbacks_to_eager)
-      .bind_static(b + 22, row.accuracy)
-      .bind(b + 23, static_cast<int>(row.short_row));
-  st.bind(b + 24, static_cast<int>(f.failed)).bind(b + 25, static_cast<int>(f.accuracy_failed));
-  if (row.extra.empty()) {
-    st.bind_null(b + 26);
-  } else {
-    json object = json::object();
-    for (const auto& [name, value] : row.extra) object[name] = value;
-    extra = dump_json(object);
-    st.bind_static(b + 26, extra);
-  }
-  st.bind(b + 27, static_cast<int>(f.invalid));
-}
-
-Result<void> ResultWriter::add(const ingest::ResultRow& row, const model::RowFlags& f) {
-  if (db_->dialect() == Dialect::postgres) {
-    // One round trip per row is what a server database costs: PostgreSQL gets the rows kResultBatch at a time, as
-    // one multi-row INSERT, and their new cases in one more (finish() sends the rest).
-    pending_.push_back({0, row, f, {}});
-    if (pending_.size() == kResultBatch) return flush();
-    return {};
-  }
-  PT_ASSIGN(const std::int64_t case_id, this->case_id(row.model));
-  // SQLite, in process: one prepared statement stepped per row. Every parameter is bound on every row, so rewind()
-  // without clearing.
-  st_.rewind();
-  bind_row(st_, 0, case_id, row, f, extra_text_);
-  return st_.run();
-}
-
-// The pending rows' models that are no case of the group yet, inserted in one statement that returns their ids.
-// A model another writer stored meanwhile (the writers' lock makes that rare) is not returned: found one by one.
-Result<void> ResultWriter::resolve_pending_cases() {
-  std::vector<std::string_view> missing;
-  std::unordered_set<std::string_view> seen;
-  for (const auto& p : pending_) {
-    if (!cases_.contains(p.row.model) && seen.insert(p.row.model).second) missing.push_back(p.row.model);
-  }
-  if (!missing.empty()) {
-    PT_ASSIGN(auto insert, Statement::prepare(*db_, "INSERT INTO case_models(group_id, model) VALUES " +
-                                                        multi_row_values(missing.size(), 2) +
-                                                        " ON CONFLICT DO NOTHING RETURNING model, id"));
-    for (std::size_t i = 0; i < missing.size(); ++i) {
-      const int p = 2 * static_cast<int>(i) + 1;
-      insert.bind(p, group_id_).bind(p + 1, missing[i]);
-    }
-    for (;;) {
-      PT_ASSIGN(const bool row, insert.step());
-      if (!row) break;
-      cases_.emplace(insert.text(0), insert.int64(1));
-    }
-  }
-  for (auto& p : pending_) {
-    PT_ASSIGN(p.case_id, case_id(p.row.model));  // from cases_, or found
-  }
-  return {};
-}
-
-Result<void> ResultWriter::flush() {
-  if (pending_.empty()) return {};
-  PT_TRY(resolve_pending_cases());
-  const std::string sql = std::string(kInsertResult.substr(0, kInsertResult.find("VALUES(") + 6)) +
-                          multi_row_values(pending_.size(), kResultColumns);
-  PT_ASSIGN(auto st, Statement::prepare(*db_, sql));
-  for (std::size_t r = 0; r < pending_.size(); ++r) {
-    auto& p = pending_[r];
-    bind_row(st, static_cast<int>(r) * kResultColumns, p.case_id, p.row, p.flags, p.extra);
-  }
-  PT_TRY(st.run());
-  pending_.clear();
-  return {};
-}
-
-Result<void> ResultWriter::finish() { return flush(); }
 
 Result<void> insert_results(Database& db, std::int64_t run_id, std::int64_t file_id, const ingest::Axes& axes,
                             const std::vector<ingest::ResultRow>& rows, const std::vector<model::RowFlags>& flags) {

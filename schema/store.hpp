@@ -4,6 +4,7 @@
 // upload is one transaction; reads are single statements.
 #include <cstdint>
 #include <ctime>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +27,7 @@ struct NewFile {
   std::string header;
   std::int64_t row_count = 0;
   std::int64_t duplicates_dropped = 0;
-  std::string compressed;  // deflate_bytes(bytes) when the caller already has it; "" = compress here
+  std::string_view compressed;  // compress_file_bytes(bytes) when the caller has it (not copied); "" = compress here
 };
 
 enum class ResultFlag { any, slow, failed, accuracy_failed, unreliable, deviates, invalid };
@@ -40,54 +41,29 @@ struct ResultFilter {
   std::int64_t offset = 0;
 };
 
-// Inserts the result rows of one stored file one at a time (the statements are prepared once), so that a file's
-// rows need not be in memory together. The case ids of the file's group (its axes) are read once when it opens;
-// a model not seen before becomes a new case. Use inside the caller's Transaction; the Database must outlive it. After
-// the last row the caller calls refresh_run_flags (it recounts the run's summaries), as ingest does.
+// Stores the result rows of one file as they are parsed, so that a file's rows need not be in memory together. Each
+// backend stores them its own way (schema/result_writer_backends.hpp): SQLite inserts each row through one prepared
+// statement, with the ids of the group's known cases read once; PostgreSQL streams the rows with COPY into a staging
+// table and moves them, new cases first, with two INSERT ... SELECT. Use inside the caller's Transaction; the
+// Database must outlive it. After the last row the caller calls finish(), then refresh_run_flags (it recounts the
+// run's summaries), as ingest does.
 class ResultWriter {
  public:
+  class Backend {
+   public:
+    virtual ~Backend() = default;
+    virtual Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags) = 0;
+    virtual Result<void> finish() = 0;
+  };
+
   static Result<ResultWriter> open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes);
-  Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags);
-  // Stores what add() still holds (PostgreSQL batches rows): call it after the last add(), before reading the rows.
-  Result<void> finish();
+  Result<void> add(const ingest::ResultRow& row, const model::RowFlags& flags) { return backend_->add(row, flags); }
+  // Stores what add() still holds (PostgreSQL sends rows in batches): call it after the last add(), before reading.
+  Result<void> finish() { return backend_->finish(); }
 
  private:
-  ResultWriter(Database& db, Statement st, Statement insert_case, Statement find_case, std::int64_t run_id,
-               std::int64_t file_id, std::int64_t group_id, ingest::Axes axes,
-               std::unordered_map<std::string, std::int64_t> cases)
-      : db_(&db),
-        st_(std::move(st)),
-        insert_case_(std::move(insert_case)),
-        find_case_(std::move(find_case)),
-        run_id_(run_id),
-        file_id_(file_id),
-        group_id_(group_id),
-        axes_(std::move(axes)),
-        cases_(std::move(cases)) {}
-  static constexpr int kResultColumns = 27;         // the parameters of one row of kInsertResult
-  static constexpr std::size_t kResultBatch = 200;  // rows per INSERT on PostgreSQL (5,400 of its 65,535 parameters)
-  struct Pending {
-    std::int64_t case_id;  // 0 until resolve_pending_cases()
-    ingest::ResultRow row;
-    model::RowFlags flags;
-    std::string extra;
-  };
-  Result<std::int64_t> case_id(const std::string& model);
-  Result<void> resolve_pending_cases();
-  void bind_row(Statement& st, int base, std::int64_t case_id, const ingest::ResultRow& row, const model::RowFlags& f,
-                std::string& extra);
-  Result<void> flush();
-  Database* db_;
-  Statement st_;
-  Statement insert_case_;
-  Statement find_case_;
-  std::int64_t run_id_;
-  std::int64_t file_id_;
-  std::int64_t group_id_;
-  ingest::Axes axes_;
-  std::unordered_map<std::string, std::int64_t> cases_;  // model -> case id of the group's cases stored before
-  std::string extra_text_;
-  std::vector<Pending> pending_;
+  explicit ResultWriter(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
+  std::unique_ptr<Backend> backend_;
 };
 
 // The database as the service uses it: opened, migrated to the latest schema, the backlog replayed when a migration

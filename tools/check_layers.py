@@ -5,6 +5,8 @@ Data flows one way: common -> ingest -> model -> {schema, analyzers} -> server. 
 own layer and of the layers below it, never of one above or beside it (schema and analyzers do not know each
 other). Inside server/ the same holds for its folders: app -> http -> bot -> routes -> cli, with demo/ beside
 routes (it may use app and bot). No SQL outside schema/: no sqlite3.h and no SQL statement in a string literal.
+Inside schema/ each engine's C API is named only by its own backend's files (sqlite*, backup*, wal_index* for
+SQLite; postgres* for libpq): the store functions reach an engine through Database / Statement and the backends.
 
 The build enforces most of this already (cmake/Layers.cmake: a target sees only the layers it links); this check
 also covers the server's folders, which share one library, and reports every violation at once, by file and line.
@@ -35,6 +37,10 @@ SERVER_PARTS = {
     "cli": {"app", "http", "bot", "routes", "demo", "cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SQLITE_API = re.compile(r'\bsqlite3_[a-z0-9_]+\s*\(|\bSQLITE_[A-Z_]+\b|\bsqlite3(_stmt)?\s*\*')
+LIBPQ_API = re.compile(r'\bPQ[a-zA-Z]+\s*\(|\bPG(result|conn)\b|libpq-fe\.h')
+SQLITE_BACKEND = ("sqlite", "backup", "wal_index")
+POSTGRES_BACKEND = ("postgres",)
 SQL = re.compile(r'"\s*(SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX)|PRAGMA|BEGIN'
                  r'|sqlite_master)\b', re.IGNORECASE)
 
@@ -80,6 +86,18 @@ def check_file(path, rel):
             found.append(f"{rel}:{number}: sqlite3.h outside schema/")
         elif layer != "schema" and SQL.search(line) and not line.lstrip().startswith("//"):
             found.append(f"{rel}:{number}: SQL outside schema/: {line.strip()[:80]}")
+        if not line.lstrip().startswith("//"):
+            found += backend_api(rel, number, line, layer)
+    return found
+
+
+def backend_api(rel, number, line, layer):
+    name = os.path.basename(rel)
+    found = []
+    for api, backend, what in ((SQLITE_API, SQLITE_BACKEND, "SQLite"), (LIBPQ_API, POSTGRES_BACKEND, "libpq")):
+        if api.search(line) and not (layer == "schema" and name.startswith(backend)):
+            found.append(f"{rel}:{number}: {what}'s API outside its backend ({', '.join(backend)}*): "
+                         f"{line.strip()[:80]}")
     return found
 
 
@@ -95,6 +113,8 @@ def self_test(root):
         (first_cpp("analyzers/compare"), '#include "schema/store.hpp"\n', "analyzers/ includes schema"),
         (first_cpp("server/app"), '#include "server/routes/routes.hpp"\n', "server/app/ includes server/routes"),
         (first_cpp("server/routes"), 'const char* q = "SELECT id FROM runs";\n', "SQL outside schema/"),
+        ("schema/store.cpp", 'int c = sqlite3_changes(nullptr);\n', "SQLite's API outside its backend"),
+        ("schema/bot_store.cpp", 'void f(PGconn* c);\n', "libpq's API outside its backend"),
     ]
     failed = 0
     base = set(violations(root))

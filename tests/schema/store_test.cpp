@@ -202,6 +202,50 @@ TEST_F(StoreTest, RawBytesRoundTripCompressed) {
       store_->db(), "SELECT length(b.raw_deflate), f.size FROM result_files f JOIN file_blobs b ON b.file_id = f.id");
   ASSERT_TRUE(st && *st->step());
   EXPECT_LT(st->int64(0), st->int64(1) / 3);
+  // Stored as one zstd frame (its magic number first).
+  auto blob = Statement::prepare(store_->db(), "SELECT raw_deflate FROM file_blobs");
+  ASSERT_TRUE(blob && *blob->step());
+  EXPECT_EQ(blob->blob(0).substr(0, 4), std::string("\x28\xB5\x2F\xFD"));
+}
+
+// Files stored before zstd hold a zlib stream: they read back as they did.
+TEST_F(StoreTest, RawBytesStoredAsZlibBeforeStillReadBack) {
+  const auto r = run("r", "BMG", "");
+  std::string bytes;
+  for (int i = 0; i < 500; ++i) bytes += "xpu,Old" + std::to_string(i) + ",4,0.9,2.5\n";
+  const auto f = file(r, "old.csv", kPerf, bytes);
+  auto st = Statement::prepare(store_->db(), "UPDATE file_blobs SET raw_deflate = ?2 WHERE file_id = ?1");
+  ASSERT_TRUE(st);
+  const std::string zlib = deflate_bytes(bytes);
+  ASSERT_EQ(static_cast<unsigned char>(zlib[0]), 0x78);  // a zlib header, no zstd magic
+  st->bind(1, f).bind_blob_static(2, zlib);
+  ASSERT_TRUE(st->run());
+  auto back = file_bytes(store_->db(), f);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, bytes);
+}
+
+// A frame that is cut short, or whose content is not the recorded size, is refused, never read past.
+TEST(BlobCodec, ZstdFrameOfAnotherSizeOrCutShortIsCorrupt) {
+  std::string bytes;
+  for (int i = 0; i < 2000; ++i) bytes += "xpu,M" + std::to_string(i) + ",1,1.0\n";
+  const std::string frame = compress_file_bytes(bytes);
+  ASSERT_FALSE(frame.empty());
+  auto whole = inflate_bytes(frame, bytes.size());
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(*whole, bytes);
+  for (const std::size_t size : {bytes.size() - 1, bytes.size() + 1, std::size_t{0}}) {
+    auto wrong = inflate_bytes(frame, size);
+    ASSERT_FALSE(wrong) << size;
+    EXPECT_EQ(wrong.error().code, "corrupt_blob");
+  }
+  auto cut = inflate_bytes(std::string_view(frame).substr(0, frame.size() / 2), bytes.size());
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code, "corrupt_blob");
+  EXPECT_TRUE(compress_file_bytes("").size() > 0);  // an empty file is a valid, empty frame
+  auto empty = inflate_bytes(compress_file_bytes(""), 0);
+  ASSERT_TRUE(empty);
+  EXPECT_TRUE(empty->empty());
 }
 
 TEST_F(StoreTest, UnreliableWhenTheSameModelFailsAccuracy) {
