@@ -21,7 +21,7 @@ limits=(-rss_limit_mb=2048 -timeout=10)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-[ -x "$bin" ] || { echo "run.sh: $bin is not an executable (build the fuzz preset first)" >&2; exit 2; }
+[ -x "$bin" ] || { echo "run.sh: $bin is not an executable (build the dev preset first: make fuzz)" >&2; exit 2; }
 
 if [ -n "${FUZZ_WORK_DIR:-}" ]; then
   work=$FUZZ_WORK_DIR

@@ -8,7 +8,8 @@ packages=(
   libtomlplusplus-dev libspdlog-dev prometheus-cpp-dev  # config file, access log, metrics
   libcli11-dev  # the command line (server/cli/)
   libpq-dev postgresql  # the PostgreSQL store (libpq) and the server its tests start in a temporary directory
-  clang libclang-rt-14-dev  # fuzz/: clang-14 and its libFuzzer, ASan and UBSan runtimes
+  clang libclang-rt-14-dev  # the dev build (make test, make check): clang-14, libFuzzer, ASan and UBSan runtimes
+  ccache  # rebuilds compile only what changed, also across clones (cmake/ProjectOptions.cmake)
   clang-format clang-tidy  # .clang-format (CTest `format`, `make format`) and .clang-tidy (`make tidy`)
   chromium nodejs  # dashboard browser tests: playwright-core (package-lock.json) drives Debian's Chromium
 )
