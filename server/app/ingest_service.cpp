@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <ctime>
 #include <future>
 #include <functional>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "schema/backlog_store.hpp"
 #include "schema/triage_store.hpp"
 #include "schema/blob_codec.hpp"
+#include "server/app/run_fields.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -196,6 +198,12 @@ void set_counts(FileSummary& s, const analyzers::FlagCounts& counts) {
   s.invalid = counts.invalid;
 }
 
+// "suite=timm_models dtype=float32 mode=training kind=performance device=xpu config=": a file's axes in a message.
+std::string axes_text(const ingest::Axes& a) {
+  return "suite=" + a.suite + " dtype=" + a.dtype + " mode=" + a.mode + " kind=" + a.kind + " device=" + a.device +
+         " config=" + a.config;
+}
+
 Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const PreparedFile& p,
                                const UploadMeta& meta) {
   FileSummary s;
@@ -215,13 +223,22 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
   }
 
   PT_ASSIGN(const auto live, schema::live_file(store.db(), run_id, p.input.path));
-  if (live && live->sha256 == p.sha256) {
+  // A duplicate is the same bytes under the same axes: the same bytes under other axes would be other rows, so they
+  // are refused like other bytes, never answered as stored.
+  const bool same_axes = live && axes_text(live->axes) == axes_text(p.axes);
+  if (live && live->sha256 == p.sha256 && same_axes) {
     s.status = "duplicate";
     if (!p.is_reference) {
       PT_ASSIGN(const auto counts, judge_rows(p, meta, nullptr));
       set_counts(s, counts);
     }
     return s;
+  }
+  if (live && !meta.replace && live->sha256 == p.sha256) {
+    return make_error(ErrorKind::conflict, "file_axes",
+                      "run already has these bytes stored under " + axes_text(live->axes) + ", not " +
+                          axes_text(p.axes) + "; upload with replace=true to store them under the new axes",
+                      p.input.path);
   }
   if (live && !meta.replace) {
     return make_error(ErrorKind::conflict, "file_exists",
@@ -330,6 +347,9 @@ Result<IngestSummary> ingest_upload(schema::Store& store, const UploadMeta& meta
     return make_error(ErrorKind::invalid_input, "missing_platform",
                       "the platform (BMG, PVC, A100, ...) is required: the files do not say it", {}, 0, "platform");
   }
+  PT_TRY(check_platform(meta.platform));
+  if (!meta.run.empty()) PT_TRY(check_run_key(meta.run));
+  PT_ASSIGN(meta.created_at, normalize_created_at(meta.created_at, std::time(nullptr)));
   if (files.empty()) return make_error(ErrorKind::invalid_input, "empty_upload", "the upload holds no file");
   PT_ASSIGN(auto expanded, expand_archives(std::move(files), limits));
 

@@ -36,6 +36,7 @@
 #include "common/strings.hpp"
 #include "server/app/observability.hpp"
 #include "server/http/auth.hpp"
+#include "server/http/framing.hpp"
 #include "server/http/request_id.hpp"
 #include "server/http/response_cache.hpp"
 #include "server/http/work_pool.hpp"
@@ -90,6 +91,13 @@ std::string seconds_text(double s) {
   std::ostringstream out;
   out << s << " s";
   return out.str();
+}
+
+// The head's fields as sent, repeated ones kept (request_head keeps the last of each): what framing_error reads.
+HeaderFields header_fields(const http::request_header<>& req) {
+  HeaderFields out;
+  for (const auto& field : req) out.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  return out;
 }
 
 // Method, path, query and headers; the body is moved in separately (it may be hundreds of MB).
@@ -364,11 +372,21 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec && timed_out_) return refuse_timeout("header_timeout", limits().header_timeout_s);
     if (ec == http::error::end_of_stream || ec == http::error::partial_message) return close_now();
     if (ec == http::error::body_limit || ec == http::error::header_limit) return refuse_limit(ec);
+    if (ec && ec.category() == http::make_error_code(http::error::bad_target).category()) {
+      // A head the parser refuses (a repeated or malformed Content-Length, a bad chunked coding, a bad field): an
+      // answer the client can read, then the connection closes (RFC 9112 §6.3).
+      return respond(error_response(make_error(ErrorKind::invalid_input, "bad_framing",
+                                               "the request's head is malformed: " + ec.message())),
+                     11, false, false);
+    }
     if (ec) {
       fail(ec, "read");
       return close_now();
     }
     const auto& header = parser_->get().base();
+    if (auto refused = framing_error(header.version(), header_fields(header))) {
+      return respond(error_response(*refused), header.version(), false, false);
+    }
     head_ = request_head(header);
     head_.request_id = request_id_for(head_);
     const RouteOptions& route = router_.options_for(head_.method, head_.path);

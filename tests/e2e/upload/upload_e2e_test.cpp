@@ -92,6 +92,12 @@ TEST_F(UploadE2E, SingleCsvWithAxesInTheQuery) {
                   "text/csv", csv);
   ASSERT_EQ(dup.status, 200u) << dup.body;
   EXPECT_EQ(body_json(dup)["files"][0]["status"], "duplicate");
+  // The same bytes under other axes are other rows: refused, never acknowledged as a duplicate of the first.
+  const std::string timm = "/api/v1/uploads?run=single&platform=BMG&suite=timm_models&dtype=float32&mode=training";
+  auto other_axes = call("POST", timm, "text/csv", csv);
+  ASSERT_EQ(other_axes.status, 409u) << other_axes.body;
+  EXPECT_EQ(body_json(other_axes)["error"]["code"], "file_axes");
+  EXPECT_NE(body_json(other_axes)["error"]["message"].get<std::string>().find("suite=huggingface"), std::string::npos);
 
   // Different bytes for the same path: 409, then replace=true supersedes.
   std::string changed = csv + "xpu,ModelC,8,0.5,10.0,1,0,0,0,1,1,0,0,0,0,0\n";
@@ -105,6 +111,13 @@ TEST_F(UploadE2E, SingleCsvWithAxesInTheQuery) {
   auto run = body_json(call("GET", "/api/v1/runs/single"));
   EXPECT_EQ(run["counts"]["rows"], 3);
   EXPECT_EQ(run["counts"]["slow"], 2);
+  // replace=true stores the same bytes under the new axes: what is acknowledged is what is stored.
+  auto moved = call("POST", timm + "&replace=true", "text/csv", changed);
+  ASSERT_EQ(moved.status, 201u) << moved.body;
+  EXPECT_EQ(body_json(moved)["files"][0]["status"], "replaced");
+  auto moved_cases = body_json(call("GET", "/api/v1/slow?run=single"))["cases"];
+  ASSERT_EQ(moved_cases.size(), 2u);
+  for (const auto& c : moved_cases) EXPECT_EQ(c["suite"], "timm_models") << c.dump();
 }
 
 TEST_F(UploadE2E, MultipartBatchWithMetaPart) {

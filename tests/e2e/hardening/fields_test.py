@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""What an upload is acknowledged for is what is stored, and the fields that order or name a run are checked,
+against the real `perftriage serve` on loopback.
+
+    fields_test.py BINARY
+
+- The same CSV bytes posted to the same run under other axes are refused (409 file_axes), never answered 200
+  "duplicate" while only the first group is stored; replace=true stores them under the new axes.
+- created_at that is no time (`zzzz`, `2026-13-45T99:99:99Z`) or far in the future is refused (400 bad_created_at)
+  and stores nothing, so no run can pin itself as a platform's newest: /slow?platform= still reports the newest real
+  run. An offset time is stored in UTC.
+- A 5,000-character run key, or one with a slash, is refused (400 bad_run); a platform with a space (400
+  bad_platform).
+Python 3 standard library only, loopback only.
+"""
+import json
+import os
+import sys
+import tempfile
+import urllib.parse
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
+import e2e  # noqa: E402
+
+CSV = e2e.short_csv(3, "Net")
+
+
+def upload(server, token, **query):
+    path = "/api/v1/uploads?" + urllib.parse.urlencode(query)
+    status, _, body = server.request("POST", path, CSV, {"Content-Type": "text/csv"}, token=token)
+    return status, e2e.json_or_bytes(body)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    binary = sys.argv[1]
+    checks = e2e.Checks()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = e2e.test_db(os.path.join(tmp, "db.sqlite"))
+        token = e2e.create_token(binary, db, "ci", "admin")["token"]
+        server = e2e.Server(binary, ["--db", db], log_path=os.path.join(tmp, "server.log"), required=True)
+        try:
+            axes = {"platform": "BMG", "suite": "huggingface", "dtype": "bfloat16", "mode": "inference"}
+            status, body = upload(server, token, run="n1", created_at="2026-11-01T00:00:00Z", **axes)
+            checks.check("a first upload is stored", status == 201, f"{status} {body}")
+            other = dict(axes, suite="timm_models", dtype="float32", mode="training")
+            status, body = upload(server, token, run="n1", **other)
+            code = body.get("error", {}).get("code") if isinstance(body, dict) else None
+            checks.check("the same bytes under other axes: 409 file_axes", status == 409 and code == "file_axes",
+                         f"{status} {body}")
+            _, _, runs = server.request("GET", "/api/v1/results?run=n1&limit=100")
+            suites = {r["suite"] for r in json.loads(runs)["results"]}
+            checks.check("... and only the first group is stored", suites == {"huggingface"}, f"{suites}")
+            status, body = upload(server, token, run="n1", replace="true", **other)
+            _, _, runs = server.request("GET", "/api/v1/results?run=n1&limit=100")
+            suites = {r["suite"] for r in json.loads(runs)["results"]}
+            checks.check("replace=true stores them under the new axes", status == 201 and suites == {"timm_models"},
+                         f"{status} {body} {suites}")
+
+            for bad in ("zzzz", "2026-13-45T99:99:99Z", "2099-01-01T00:00:00Z", "1970-01-01T00:00:00Z"):
+                status, body = upload(server, token, run="pinned", created_at=bad, **axes)
+                code = body.get("error", {}).get("code") if isinstance(body, dict) else None
+                checks.check(f"created_at {bad}: 400 bad_created_at", status == 400 and code == "bad_created_at",
+                             f"{status} {body}")
+            status, _, _ = server.request("GET", "/api/v1/runs/pinned")
+            checks.check("... and no such run was stored", status == 404, f"{status}")
+            status, body = upload(server, token, run="n2", created_at="2026-11-02T05:00:00+02:00", **axes)
+            _, _, run = server.request("GET", "/api/v1/runs/n2")
+            created = json.loads(run).get("created_at") if status == 201 else None
+            checks.check("an offset time is stored in UTC", created == "2026-11-02T03:00:00Z", f"{status} {run[:300]}")
+            _, _, slow = server.request("GET", "/api/v1/slow?platform=BMG")
+            checks.check("/slow?platform= reports the newest real run", json.loads(slow).get("runs") == ["n2"],
+                         f"{slow[:300]}")
+
+            for name, query, code in (("a 5,000-character run key", dict(axes, run="k" * 5000), "bad_run"),
+                                      ("a run key with a slash", dict(axes, run="a/b"), "bad_run"),
+                                      ("a platform with a space", dict(axes, run="p1", platform="Arc B580"),
+                                       "bad_platform")):
+                status, body = upload(server, token, **query)
+                got = body.get("error", {}).get("code") if isinstance(body, dict) else None
+                checks.check(f"{name}: 400 {code}", status == 400 and got == code, f"{status} {str(body)[:200]}")
+            checks.check("the server is still up", server.alive())
+        finally:
+            server.stop()
+    return checks.finish("fields: ")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
