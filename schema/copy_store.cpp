@@ -16,7 +16,7 @@
 namespace perftriage::schema {
 namespace {
 
-// Every table of schema version 15, parents before children (foreign keys hold at every insert).
+// Every table of schema version 16, parents before children (foreign keys hold at every insert).
 constexpr std::array<std::string_view, 28> kTables = {
     "runs",           "result_files",    "file_blobs",     "expectations",       "artifacts",
     "artifact_blobs", "case_groups",     "case_models",    "result_rows",        "run_groups",
@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 28> kTables = {
 constexpr std::array<std::string_view, 10> kIdentityTables = {
     "runs",        "result_files", "expectations", "artifacts", "case_groups",
     "case_models", "outbox",       "api_tokens",   "audit_log", "triage_history"};
-constexpr int kCopiedVersion = 15;
+constexpr int kCopiedVersion = 16;
 
 enum class Type { integer, real, text, blob };
 struct Column {
