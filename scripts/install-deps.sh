@@ -9,7 +9,7 @@ packages=(
   libcli11-dev  # the command line (server/cli/)
   libpq-dev postgresql  # the PostgreSQL store (libpq) and the server its tests start in a temporary directory
   clang libclang-rt-14-dev  # the dev build (make test, make check): clang-14, libFuzzer, ASan and UBSan runtimes
-  ccache  # rebuilds compile only what changed, also across clones (cmake/ProjectOptions.cmake)
+  ccache lld  # rebuilds compile only what changed, also across clones; LLVM's linker for the sanitized binaries
   clang-format clang-tidy  # .clang-format (CTest `format`, `make format`) and .clang-tidy (`make tidy`)
   chromium nodejs  # dashboard browser tests: playwright-core (package-lock.json) drives Debian's Chromium
 )
