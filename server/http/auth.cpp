@@ -15,9 +15,10 @@
 
 // Decisions the issue leaves open, made here:
 // - Verified tokens are cached in memory for a few seconds (default 10 s; PERFTRIAGE_AUTH_CACHE_S, 0 = no cache,
-//   at most 30), keyed by the SHA-256 of the token and the database path: a revocation takes effect within that
-//   time; an expiry takes effect at once (checked on every use). Failures are never cached: an unknown token costs
-//   one indexed lookup.
+//   at most 30), keyed by the SHA-256 of the token and the database path, and only while the data generation they
+//   were verified under is current (AppContext::generation: any commit, a `token revoke` from another process
+//   included, moves it): a revocation takes effect at the next request. An expiry takes effect at once (checked on
+//   every use). Failures are never cached: an unknown token costs one indexed lookup.
 // - A presented token must be valid even where none is needed (a public read with a revoked token is a 401), so a
 //   client learns at once that its token is bad; on a public read any valid token passes, whatever its scopes (the
 //   dashboard sends its token everywhere). Scope::none routes never look at the header.
@@ -35,6 +36,7 @@ struct CachedToken {
   std::vector<std::string> scopes;
   std::string expires_at;  // "" = never
   Clock::time_point valid_until;
+  std::uint64_t generation = 0;  // the data generation it was verified under
 };
 
 class TokenCache {
@@ -102,7 +104,8 @@ Result<CachedToken> check_token(const std::string& authorization, AppContext& ap
   const std::string key = app.settings().db_path + '\n' + schema::sha256_hex(token);
   const std::string now = schema::iso8601_from_now(0);
   auto& cache = TokenCache::instance();
-  if (auto hit = cache.get(key)) {
+  const auto generation = app.generation();  // nullopt: commits cannot be seen, so nothing is taken from the cache
+  if (auto hit = cache.get(key); hit && generation && hit->generation == *generation) {
     if (hit->expires_at.empty() || hit->expires_at > now) return *std::move(hit);
     return invalid_token("the API token '" + hit->name + "' expired at " + hit->expires_at);
   }
@@ -119,8 +122,11 @@ Result<CachedToken> check_token(const std::string& authorization, AppContext& ap
       return invalid_token("the API token '" + check.info.name + "' expired at " + check.info.expires_at);
   }
   touch(*store, check.info, now);
-  CachedToken entry{check.info.name, check.info.scopes, check.info.expires_at, {}};
-  cache.put(key, entry);
+  CachedToken entry{check.info.name, check.info.scopes, check.info.expires_at, {}, 0};
+  if (const auto after = app.generation()) {  // after the touch, which is a commit of its own
+    entry.generation = *after;
+    cache.put(key, entry);
+  }
   return entry;
 }
 

@@ -11,10 +11,13 @@ against the real `perftriage serve` on loopback.
   run. An offset time is stored in UTC.
 - A 5,000-character run key, or one with a slash, is refused (400 bad_run); a platform with a space (400
   bad_platform).
+- A token revoked with the CLI is refused at its next request (the server's token cache, 10 s by default, follows
+  the data generation).
 Python 3 standard library only, loopback only.
 """
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import urllib.parse
@@ -82,6 +85,14 @@ def main():
                 status, body = upload(server, token, **query)
                 got = body.get("error", {}).get("code") if isinstance(body, dict) else None
                 checks.check(f"{name}: 400 {code}", status == 400 and got == code, f"{status} {str(body)[:200]}")
+            # A revoked token is refused at its next request, with the server's default token cache (10 s).
+            doomed = e2e.create_token(binary, db, "doomed", "upload")["token"]
+            before, _, _ = server.request("GET", "/api/v1/runs", token=doomed)
+            revoke = subprocess.run([binary, "token", "revoke", "--db", db, "doomed"], capture_output=True, text=True,
+                                    env=e2e.clean_env(), timeout=120)
+            status, body = upload(server, doomed, run="after-revoke", **axes)
+            checks.check("a revoked token: 401 at its next request", before == 200 and revoke.returncode == 0 and
+                         status == 401, f"{before} {revoke.returncode} {revoke.stderr[-200:]} {status} {body}")
             checks.check("the server is still up", server.alive())
         finally:
             server.stop()
