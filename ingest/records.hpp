@@ -49,6 +49,7 @@ struct Axes {
   std::string kind;
   std::string device;
   std::string config;
+  bool operator==(const Axes&) const = default;
 };
 
 // Fills every empty field of `into` from `from` (explicit values win over derived ones).

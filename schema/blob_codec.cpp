@@ -73,19 +73,10 @@ std::string compress_file_bytes(std::string_view bytes) {
   return out;
 }
 
-namespace {
-
-bool is_zstd_frame(std::string_view bytes) {
-  static constexpr unsigned char kMagic[] = {0x28, 0xB5, 0x2F, 0xFD};  // ZSTD_MAGICNUMBER, little-endian
-  return bytes.size() >= 4 && std::equal(std::begin(kMagic), std::end(kMagic), bytes.begin(),
-                                         [](unsigned char m, char b) { return m == static_cast<unsigned char>(b); });
-}
-
-}  // namespace
-
 Result<std::string> inflate_bytes(std::string_view compressed, std::size_t original_size) {
   std::string out(original_size, '\0');
-  if (is_zstd_frame(compressed)) {
+  // A zlib stream is never a zstd frame header (its first byte is 0x78, zstd's magic number starts 0x28).
+  if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != ZSTD_CONTENTSIZE_ERROR) {
     const std::size_t n = ZSTD_decompress(out.data(), out.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(n) || n != original_size) {
       return make_error(ErrorKind::internal, "corrupt_blob", "stored file bytes do not inflate to their recorded size");

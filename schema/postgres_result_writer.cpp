@@ -12,7 +12,7 @@ namespace perftriage::schema {
 namespace {
 
 // The staging table: a result row before it has a case id. Temporary (this session's alone, never logged); emptied
-// after each move, so a failed transaction leaves nothing behind for the next one either way.
+// after each move, and a failed transaction takes back what its COPY staged, so it is empty whenever a move starts.
 constexpr std::string_view kCreateStage =
     "CREATE TEMPORARY TABLE IF NOT EXISTS pt_stage_rows (line BIGINT, model TEXT, dev TEXT, batch_size BIGINT, "
     "speedup DOUBLE PRECISION, speedup_text TEXT, abs_latency_ms DOUBLE PRECISION, "
@@ -20,7 +20,7 @@ constexpr std::string_view kCreateStage =
     "dynamo_peak_mem_gb DOUBLE PRECISION, calls_captured BIGINT, unique_graphs BIGINT, graph_breaks BIGINT, "
     "unique_graph_breaks BIGINT, autograd_captures BIGINT, autograd_compiles BIGINT, cudagraph_skips BIGINT, "
     "fallbacks_to_eager BIGINT, accuracy TEXT, short_row BIGINT, failed BIGINT, accuracy_failed BIGINT, extra TEXT, "
-    "invalid BIGINT); TRUNCATE pt_stage_rows";
+    "invalid BIGINT)";
 constexpr std::string_view kCopyStage = "COPY pt_stage_rows FROM STDIN";
 // New models get their ids in the order the file first names them, as on SQLite.
 constexpr std::string_view kInsertCases =

@@ -1,11 +1,8 @@
 // ResultWriter on SQLite: in process, a statement stepped per row costs no round trip, so each row is one step of one
 // prepared INSERT, and a new model one more.
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <unordered_map>
 
-#include "common/json_text.hpp"
 #include "schema/result_writer_backends.hpp"
 
 namespace perftriage::schema {
@@ -101,13 +98,6 @@ void SqliteResultWriter::bind_row(std::int64_t case_id, const ingest::ResultRow&
 }
 
 }  // namespace
-
-std::string extra_columns_json(const ingest::ResultRow& row) {
-  if (row.extra.empty()) return {};
-  nlohmann::json object = nlohmann::json::object();
-  for (const auto& [name, value] : row.extra) object[name] = value;
-  return dump_json(object);
-}
 
 Result<std::unique_ptr<ResultWriter::Backend>> open_sqlite_result_writer(Database& db, const ResultTarget& target) {
   PT_ASSIGN(auto insert_row, Statement::prepare(db, kInsertResult));

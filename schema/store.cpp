@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "common/json_text.hpp"
 #include "common/strings.hpp"
@@ -333,6 +332,13 @@ Result<std::int64_t> case_group_id(Database& db, const ingest::Axes& axes) {
     if (found) return *found;
   }
   return make_error(ErrorKind::internal, "no_group", "case group neither found nor inserted");
+}
+
+std::string extra_columns_json(const ingest::ResultRow& row) {
+  if (row.extra.empty()) return {};
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : row.extra) object[name] = value;
+  return dump_json(object);
 }
 
 Result<ResultWriter> ResultWriter::open(Database& db, std::int64_t run_id, std::int64_t file_id, ingest::Axes axes) {

@@ -10,11 +10,11 @@ bin=build/dev/tests
 units=(test_common test_ingest test_schema test_analyzers_flags test_analyzers_trace test_analyzers_labeler
   test_analyzers_compare test_server)
 declare -A before
-for u in "${units[@]}"; do before[$u]=$(stat -c %Y.%y "$bin/$u" 2>/dev/null || echo none); done
+for u in "${units[@]}"; do before[$u]=$(stat -c %y "$bin/$u" 2>/dev/null || echo none); done
 cmake --build --preset dev -j "$jobs" --target "${units[@]}" || exit 1
 changed=()
 for u in "${units[@]}"; do
-  if [ -n "${CHECK_ALL:-}" ] || [ "$(stat -c %Y.%y "$bin/$u" 2>/dev/null)" != "${before[$u]}" ]; then
+  if [ -n "${CHECK_ALL:-}" ] || [ "$(stat -c %y "$bin/$u" 2>/dev/null)" != "${before[$u]}" ]; then
     changed+=("$u")
   fi
 done

@@ -225,7 +225,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
   PT_ASSIGN(const auto live, schema::live_file(store.db(), run_id, p.input.path));
   // A duplicate is the same bytes under the same axes: the same bytes under other axes would be other rows, so they
   // are refused like other bytes, never answered as stored.
-  const bool same_axes = live && axes_text(live->axes) == axes_text(p.axes);
+  const bool same_axes = live && live->axes == p.axes;
   if (live && live->sha256 == p.sha256 && same_axes) {
     s.status = "duplicate";
     if (!p.is_reference) {

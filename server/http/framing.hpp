@@ -4,7 +4,7 @@
 // have framed it otherwise; that disagreement is how request smuggling starts. Pure: the head's fields in, the
 // refusal out.
 #include <optional>
-#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -12,8 +12,9 @@
 
 namespace perftriage::server {
 
-// The head's fields as received: names as sent (any case), in order, repeated fields kept.
-using HeaderFields = std::vector<std::pair<std::string, std::string>>;
+// The head's fields as received: names as sent (any case), in order, repeated fields kept; views into the parser's
+// buffer, valid while the head is.
+using HeaderFields = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // The refusal (invalid_input, code "bad_framing" or "duplicate_header", 400) of a head that
 //  - has Transfer-Encoding other than exactly `chunked`, or Transfer-Encoding on HTTP/1.0;

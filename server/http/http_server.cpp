@@ -96,7 +96,10 @@ std::string seconds_text(double s) {
 // The head's fields as sent, repeated ones kept (request_head keeps the last of each): what framing_error reads.
 HeaderFields header_fields(const http::request_header<>& req) {
   HeaderFields out;
-  for (const auto& field : req) out.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  for (const auto& field : req) {
+    out.emplace_back(std::string_view(field.name_string().data(), field.name_string().size()),
+                     std::string_view(field.value().data(), field.value().size()));
+  }
   return out;
 }
 
