@@ -18,6 +18,7 @@ enum class ErrorKind {
   conflict,                // different bytes for a stored path, platform mismatch -> 409
   too_large,               // body or archive over its limit -> 413
   unprocessable,           // well-formed but not what this endpoint takes -> 422
+  too_many_requests,       // this client already has its share of work running; retry after Retry-After -> 429
   unavailable,             // the work queue is full; try again after Retry-After -> 503
   internal,                // a bug or an I/O failure on our side -> 500
 };
@@ -85,6 +86,7 @@ inline std::string_view to_string(ErrorKind kind) {
     case ErrorKind::conflict: return "conflict";
     case ErrorKind::too_large: return "too_large";
     case ErrorKind::unprocessable: return "unprocessable";
+    case ErrorKind::too_many_requests: return "too_many_requests";
     case ErrorKind::unavailable: return "unavailable";
     case ErrorKind::internal: return "internal";
   }

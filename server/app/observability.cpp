@@ -7,6 +7,7 @@
 // raw path), known methods (else "other"), status codes, error codes our own code chose.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <atomic>
@@ -30,7 +31,6 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 #include <spdlog/common.h>
-#include <spdlog/details/periodic_worker.h>
 #include <spdlog/logger.h>
 #include <spdlog/sinks/base_sink.h>
 
@@ -48,41 +48,60 @@
 namespace perftriage::server {
 namespace {
 
-// The access log's sink: lines gather in memory and reach stderr in one write(2) when 64 KiB are waiting, when the
-// logger is flushed (every second, and when it goes), so a busy server makes no system call per request. stderr
-// itself stays unbuffered for everything else the process writes.
-class BufferedStderrSink final : public spdlog::sinks::base_sink<std::mutex> {
- public:
-  BufferedStderrSink() { buffer_.reserve(kFlushBytes + 1024); }
-  ~BufferedStderrSink() override {
-    std::lock_guard lock(mutex_);
-    write_out();
-  }
-  BufferedStderrSink(const BufferedStderrSink&) = delete;
-  BufferedStderrSink& operator=(const BufferedStderrSink&) = delete;
-
+// The access log's sink: each line reaches stderr in one write(2) as it is logged, before the answer it describes
+// is sent. Buffering lines for a second saved a system call per request but lost a second of lines to every crash,
+// so that answers a client saw were missing from the log; a server too busy for a write per request thins the log
+// instead ([server] access_log_sample, access_log_max_per_s).
+class StderrLineSink final : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
     spdlog::memory_buf_t formatted;
     formatter_->format(msg, formatted);
-    buffer_.append(formatted.data(), formatted.size());
-    if (buffer_.size() >= kFlushBytes) write_out();
-  }
-  void flush_() override { write_out(); }
-
- private:
-  static constexpr std::size_t kFlushBytes = 64u << 10;
-  void write_out() noexcept {
     std::size_t done = 0;
-    while (done < buffer_.size()) {
-      const ssize_t n = ::write(STDERR_FILENO, buffer_.data() + done, buffer_.size() - done);
+    while (done < formatted.size()) {
+      const ssize_t n = ::write(STDERR_FILENO, formatted.data() + done, formatted.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // a closed or full stderr loses the lines, never the request
+      if (n <= 0) break;  // a closed or full stderr loses the line, never the request
       done += static_cast<std::size_t>(n);
     }
-    buffer_.clear();
   }
-  std::string buffer_;
+  void flush_() override {}
+};
+
+// Which lines the access log writes: every error, a share of the rest, and no more than a cap per second.
+class LogGate {
+ public:
+  explicit LogGate(const AccessLogSettings& s) : sample_(std::clamp(s.sample, 0.0, 1.0)), cap_(s.max_lines_per_s) {}
+  enum class Verdict { write, sampled_out, over_cap };
+  Verdict admit(unsigned status) {
+    if (status < 400 && !sampled_in()) return Verdict::sampled_out;
+    return within_cap() ? Verdict::write : Verdict::over_cap;
+  }
+
+ private:
+  // Deterministic: the n-th answer is written when n * sample crosses an integer, so exactly that share is kept.
+  bool sampled_in() {
+    if (sample_ >= 1.0) return true;
+    const auto n = static_cast<double>(answers_.fetch_add(1, std::memory_order_relaxed));
+    return std::floor((n + 1) * sample_) > std::floor(n * sample_);
+  }
+  bool within_cap() {
+    if (cap_ == 0) return true;
+    const auto second =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    std::lock_guard lock(mutex_);
+    if (second != window_) {
+      window_ = second;
+      written_ = 0;
+    }
+    return written_++ < cap_;
+  }
+  double sample_;
+  std::size_t cap_;
+  std::atomic<std::uint64_t> answers_{0};
+  std::mutex mutex_;
+  std::int64_t window_ = -1;
+  std::size_t written_ = 0;
 };
 
 }  // namespace
@@ -149,7 +168,7 @@ double open_fds() {
 }  // namespace
 
 struct Observability::Impl {
-  explicit Impl(bool log_enabled)
+  explicit Impl(const AccessLogSettings& log_settings)
       : registry(std::make_shared<prometheus::Registry>()),
         requests(prometheus::BuildCounter()
                      .Name("perftriage_http_requests_total")
@@ -210,7 +229,12 @@ struct Observability::Impl {
                        .Help("Start time of the process since the Unix epoch, in seconds")
                        .Register(*registry)
                        .Add({})),
-        access_log(log_enabled) {
+        log_skipped(prometheus::BuildCounter()
+                        .Name("perftriage_access_log_skipped_total")
+                        .Help("Access-log lines not written, by reason (sampled out, over the per-second cap)")
+                        .Register(*registry)),
+        access_log(log_settings.enabled),
+        gate(log_settings) {
     build_info.Add({{"version", PERFTRIAGE_VERSION}}).Set(1);
     start_time.Set(std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
     // The label sets known in advance exist from the start (at 0), so rate() and alerts see them before the first
@@ -219,19 +243,16 @@ struct Observability::Impl {
       for (const char* r : {"hit", "miss"}) cache.Add({{"cache", c}, {"result", r}});
     for (const char* r : {"connection_cap", "header_timeout", "body_timeout", "idle_timeout", "write_timeout"})
       refused_connections.Add({{"reason", r}});
-    auto sink = std::make_shared<BufferedStderrSink>();
+    for (const char* r : {"sampled", "over_cap"}) log_skipped.Add({{"reason", r}});
+    auto sink = std::make_shared<StderrLineSink>();
     logger = std::make_shared<spdlog::logger>("access", std::move(sink));  // not registered: one per instance
     logger->set_pattern("%v");
     logger->set_level(spdlog::level::info);
-    logger->flush_on(spdlog::level::off);  // flushed by the worker below, not per line
     // Flushed once now, while descriptors are surely free: the UBSan build checks the sink's dynamic type at its
     // first call, and that check opens a pipe; out of descriptors (tests/e2e/hardening) it would fail.
     logger->flush();
-    flusher = std::make_unique<spdlog::details::periodic_worker>([l = logger] { l->flush(); }, std::chrono::seconds(1));
   }
-  ~Impl() {
-    flusher.reset();  // joined before the logger goes; the sink writes what is left when it goes
-  }
+  ~Impl() = default;
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
@@ -277,15 +298,16 @@ struct Observability::Impl {
   Family<Gauge>& cache_entries;
   Family<Gauge>& build_info;
   Gauge& start_time;
+  Family<Counter>& log_skipped;
   std::atomic<bool> access_log;
+  LogGate gate;
   std::shared_ptr<spdlog::logger> logger;
-  std::unique_ptr<spdlog::details::periodic_worker> flusher;
   std::mutex mutex;
   std::unordered_map<std::string, Counter*> request_series;  // {route, method, status}
   std::unordered_map<std::string, PerRoute> route_cache;
 };
 
-Observability::Observability(bool access_log) : impl_(std::make_unique<Impl>(access_log)) {}
+Observability::Observability(AccessLogSettings access_log) : impl_(std::make_unique<Impl>(access_log)) {}
 Observability::~Observability() = default;
 
 void Observability::set_access_log(bool enabled) { impl_->access_log.store(enabled, std::memory_order_relaxed); }
@@ -299,6 +321,10 @@ void Observability::request_done(const RequestRecord& r) {
   series.in->Increment(static_cast<double>(r.bytes_in));
   series.out->Increment(static_cast<double>(r.bytes_out));
   if (!impl_->access_log.load(std::memory_order_relaxed)) return;
+  if (const auto verdict = impl_->gate.admit(r.status); verdict != LogGate::Verdict::write) {
+    impl_->log_skipped.Add({{"reason", verdict == LogGate::Verdict::sampled_out ? "sampled" : "over_cap"}}).Increment();
+    return;
+  }
   // Written straight to text, keys in the order nlohmann::json would dump them (sorted); invalid UTF-8 in a path
   // is replaced (U+FFFD), never thrown.
   JsonWriter line(256);

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "server/app/settings.hpp"
+
 namespace perftriage::server {
 
 class AppContext;
@@ -19,19 +21,21 @@ struct RequestRecord {
   unsigned status = 0;
   std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
-  double seconds = 0;      // from the first byte of the header to the last byte of the response written
+  double seconds = 0;      // from the first byte of the header to the answer handed to the socket
   std::string token_name;  // never the token itself
   std::string remote;      // peer address
 };
 
 class Observability {
  public:
-  explicit Observability(bool access_log = true);  // access_log: settings `[server] access_log`
+  explicit Observability(AccessLogSettings access_log = {});
   ~Observability();
   Observability(const Observability&) = delete;
   Observability& operator=(const Observability&) = delete;
 
-  void request_done(const RequestRecord& r);  // counts it and writes the access-log line (unless turned off)
+  // Counts it and writes its access-log line (unless turned off, sampled out or over the cap) in one write(2), so
+  // a line the kernel took survives a crash of the process the next instant.
+  void request_done(const RequestRecord& r);
   void set_access_log(bool enabled);
   void connection_opened();
   void connection_closed();

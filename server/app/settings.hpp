@@ -37,9 +37,19 @@ struct GitHubSettings {
 // Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables
 // (PERFTRIAGE_*) override the file and command-line flags override both.
 
+// The access log (server/app/observability.hpp): one JSON line per answered request on stderr, written before the
+// answer's bytes leave. Under load it can be thinned: answers below 400 sampled, every line under a per-second cap.
+struct AccessLogSettings {
+  bool enabled = true;              // [server] access_log
+  double sample = 1.0;              // [server] access_log_sample: the share of answers below 400 written
+  std::size_t max_lines_per_s = 0;  // [server] access_log_max_per_s: lines written per second at most; 0 = no cap
+};
+
 // Who may do what (server/http/auth.hpp). Tokens live in the database (api_tokens), as salted hashes only.
 struct AuthSettings {
-  std::string read_access = "public";     // "public": reads need no token | "token": every /api/v1 read needs `read`
+  std::string read_access = "public";  // "public": reads need no token | "token": every /api/v1 read needs `read`
+  // classify and label: "public" = as read_access says | "token": a token with scope read, even when reads are public
+  std::string compute_access = "public";
   std::vector<std::string> cors_origins;  // empty = CORS off (no Access-Control-* headers at all)
 };
 
@@ -97,16 +107,21 @@ struct Settings {
   unsigned threads = 0;                       // I/O threads; 0 = one per CPU core, at least 2 (resolved by `serve`)
   std::size_t max_body_bytes = 256ull << 20;  // one upload: a whole nightly archive fits
   std::size_t max_header_bytes = 16 * 1024;
-  // Request handling runs on two bounded pools, never on the I/O threads (see server/http/work_pool.hpp): reads, and
-  // heavy work (ingest, classify, label, webhooks). A full queue answers 503 with Retry-After.
+  // Request handling runs on three bounded pools, never on the I/O threads (see server/http/work_pool.hpp): reads;
+  // heavy writes by known callers (uploads, artifacts, triage, signed webhooks); and compute any reader may ask for
+  // (classify, label), at a lower priority and with a cap per client. A full queue answers 503 with Retry-After, a
+  // client over its cap 429.
   unsigned read_workers = 4;
   std::size_t read_queue = 256;
   unsigned heavy_workers = 2;
   std::size_t heavy_queue = 8;
+  unsigned compute_workers = 1;
+  std::size_t compute_queue = 4;
+  std::size_t compute_per_client = 2;  // requests one client (token, else address) may have queued or running
   double slow_threshold = 1.0;
   ingest::UnpackLimits unpack;
-  std::string web_dir;     // dashboard assets; "" = built-in path
-  bool access_log = true;  // [server] access_log: one JSON line per request on stderr (server/app/observability.hpp)
+  std::string web_dir;           // dashboard assets; "" = built-in path
+  AccessLogSettings access_log;  // [server] access_log*: one JSON line per request on stderr
   bool demo = false;
   bool integrity_check = false;  // PRAGMA integrity_check at start-up; refuse to start on a damaged database
   std::string config_file;       // the TOML file the settings came from ("" = none)

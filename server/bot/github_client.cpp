@@ -56,6 +56,23 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return flag && flag->load() ? 1 : 0;
 }
 
+// Defence in depth behind the webhook's checks: a path built from a name outside GitHub's grammar ("../../x") or a
+// number GitHub never assigns (-1) could reach another endpoint with the token, so such a request is never sent.
+std::optional<GitHubResponse> refusal(std::string_view repo, std::optional<std::int64_t> number = std::nullopt) {
+  std::string why;
+  if (!is_github_repo(repo)) {
+    why = "not a GitHub repository name (owner/name): '" + std::string(repo) + "'";
+  } else if (number && !is_github_number(*number)) {
+    why = "not a GitHub issue or comment number: " + std::to_string(*number);
+  } else {
+    return std::nullopt;
+  }
+  GitHubResponse refused;
+  refused.refused = true;
+  refused.transport_error = "not sent: " + why;
+  return refused;
+}
+
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -137,46 +154,27 @@ GitHubResponse GitHubClient::request(std::string_view method, std::string_view p
   return out;
 }
 
-bool is_github_repo(std::string_view repo) noexcept {
-  const auto slash = repo.find('/');
-  if (slash == std::string_view::npos) return false;
-  const auto owner = repo.substr(0, slash);
-  const auto name = repo.substr(slash + 1);
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
-  if (owner.empty() || owner.size() > 39 || owner.front() == '-' || owner.back() == '-') return false;
-  for (std::size_t i = 0; i < owner.size(); ++i) {
-    if (alnum(owner[i])) continue;
-    if (owner[i] != '-' || owner[i - 1] == '-') return false;
-  }
-  if (name.empty() || name.size() > 100 || name == "." || name == "..") return false;
-  for (char c : name) {
-    if (!alnum(c) && c != '.' && c != '-' && c != '_') return false;
-  }
-  return true;
-}
-
 GitHubResponse GitHubClient::add_labels(std::string_view repo, std::int64_t number,
                                         const std::vector<std::string>& labels) {
+  if (auto refused = refusal(repo, number)) return *refused;
   return request("POST", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) + "/labels",
                  json{{"labels", labels}});
 }
 
 GitHubResponse GitHubClient::create_label(std::string_view repo, std::string_view name, std::string_view color) {
+  if (auto refused = refusal(repo)) return *refused;
   return request("POST", "/repos/" + std::string(repo) + "/labels", json{{"name", name}, {"color", color}});
 }
 
 GitHubResponse GitHubClient::list_comments(std::string_view repo, std::int64_t number, int page) {
+  if (auto refused = refusal(repo, number)) return *refused;
   return request("GET", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) +
                             "/comments?per_page=100&page=" + std::to_string(page));
 }
 
 GitHubResponse GitHubClient::list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page,
                                          Order order) {
-  if (!is_github_repo(repo)) {
-    GitHubResponse refused;
-    refused.transport_error = "not a GitHub repository name (owner/name): '" + std::string(repo) + "'";
-    return refused;
-  }
+  if (auto refused = refusal(repo)) return *refused;
   std::string path = "/repos/" + std::string(repo) + "/issues?state=all&sort=updated&direction=" +
                      (order == Order::most_recent_first ? "desc" : "asc") + "&per_page=" + std::to_string(per_page) +
                      "&page=" + std::to_string(page);
@@ -191,20 +189,24 @@ GitHubResponse GitHubClient::list_issues(std::string_view repo, std::string_view
 }
 
 GitHubResponse GitHubClient::create_comment(std::string_view repo, std::int64_t number, std::string_view body) {
+  if (auto refused = refusal(repo, number)) return *refused;
   return request("POST", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number) + "/comments",
                  json{{"body", body}});
 }
 
 GitHubResponse GitHubClient::update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body) {
+  if (auto refused = refusal(repo, comment_id)) return *refused;
   return request("PATCH", "/repos/" + std::string(repo) + "/issues/comments/" + std::to_string(comment_id),
                  json{{"body", body}});
 }
 
 GitHubResponse GitHubClient::create_issue(std::string_view repo, const nlohmann::json& issue) {
+  if (auto refused = refusal(repo)) return *refused;
   return request("POST", "/repos/" + std::string(repo) + "/issues", issue);
 }
 
 GitHubResponse GitHubClient::update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue) {
+  if (auto refused = refusal(repo, number)) return *refused;
   return request("PATCH", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number), issue);
 }
 

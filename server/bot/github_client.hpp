@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/bot/github_names.hpp"
+
 namespace perftriage::server {
 
 struct GitHubResponse {
@@ -21,16 +23,14 @@ struct GitHubResponse {
   std::string body;
   std::string transport_error;
   bool too_large = false;  // the body went past GitHubClientConfig::max_response_bytes (status 0)
+  // Not sent: a repository name or number failed github_names.hpp's check (status 0, transport_error says which).
+  // Retrying cannot help, so the outbox worker marks the action failed at once.
+  bool refused = false;
 
   [[nodiscard]] bool ok() const noexcept { return status >= 200 && status < 300; }
   [[nodiscard]] std::string header(const std::string& lower_name) const;
   [[nodiscard]] nlohmann::json json() const;  // discarded value when the body is not JSON
 };
-
-// GitHub's grammar for "owner/name": the owner is 1-39 letters, digits or single inner hyphens; the name is 1-100 of
-// letters, digits, '.', '-', '_' and not "." or "..". Checked before any URL is built from a repository name, so a
-// stored or requested name can never steer the token to another API path ("a/b/milestones?x=").
-bool is_github_repo(std::string_view repo) noexcept;
 
 struct GitHubClientConfig {
   std::string api_base = "https://api.github.com";
@@ -52,6 +52,8 @@ class GitHubClient {
   GitHubResponse request(std::string_view method, std::string_view path,
                          const std::optional<nlohmann::json>& body = std::nullopt);
 
+  // Each of these builds its URL path from `repo` (and the number it takes): a repository name outside GitHub's
+  // grammar, or an issue or comment number below 1, is not sent (GitHubResponse::refused).
   GitHubResponse add_labels(std::string_view repo, std::int64_t number, const std::vector<std::string>& labels);
   GitHubResponse create_label(std::string_view repo, std::string_view name, std::string_view color);
   GitHubResponse list_comments(std::string_view repo, std::int64_t number, int page);
@@ -61,8 +63,7 @@ class GitHubClient {
   GitHubResponse update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue);
   // GET /repos/{repo}/issues?state=all&sort=updated&direction=asc|desc&per_page=N&page=P[&since=ISO]: issues and
   // pull requests updated at or after `since` ("" = all), least recently updated first (a sync that resumes where it
-  // stopped) or most recently first (a search for something just done). A repository name is_github_repo refuses is
-  // not sent: status 0 with transport_error saying why.
+  // stopped) or most recently first (a search for something just done).
   enum class Order { least_recent_first, most_recent_first };
   GitHubResponse list_issues(std::string_view repo, std::string_view since_iso, int page, int per_page = 100,
                              Order order = Order::least_recent_first);

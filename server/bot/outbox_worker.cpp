@@ -117,6 +117,8 @@ bool is_already_exists(const GitHubResponse& r) {
 
 Outcome decide(const GitHubResponse& r, std::int64_t attempts, std::int64_t now_ms, const RetryPolicy& policy) {
   if (r.ok()) return {Outcome::Kind::sent, 0, false, {}};
+  // The client would not send it (a bad repository name or number): the same row fails the same way every time.
+  if (r.refused) return {Outcome::Kind::failed, 0, false, describe(r)};
   Outcome out{Outcome::Kind::retry, backoff_ms(attempts, policy), false, describe(r)};
   const auto retry_after = header_int(r, "retry-after");
   const auto remaining = header_int(r, "x-ratelimit-remaining");

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
+#include <optional>
 
 #include "common/strings.hpp"
+#include "server/bot/github_names.hpp"
 
 namespace perftriage::server::webhook {
 namespace {
@@ -26,6 +29,45 @@ const json& obj_at(const json& j, const char* key) {
   if (!j.is_object()) return kNull;
   auto it = j.find(key);
   return it != j.end() && it->is_object() ? *it : kNull;
+}
+
+Error bad_field(std::string code, std::string message, std::string field) {
+  return make_error(ErrorKind::invalid_input, std::move(code), std::move(message), {}, 0, std::move(field));
+}
+
+// GitHub's issue numbers are positive integers: a float (1.5), a string ("7"), zero, a negative or anything past
+// int64 (which JSON reads as an unsigned or a float) is no issue of GitHub's and must never reach a URL.
+std::optional<std::int64_t> issue_number(const json& value) {
+  std::int64_t n = 0;
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    n = static_cast<std::int64_t>(u);
+  } else if (value.is_number_integer()) {
+    n = value.get<std::int64_t>();
+  }
+  if (!is_github_number(n)) return std::nullopt;
+  return n;
+}
+
+// The names an issue event puts into outbox rows and GitHub URL paths (the repository) or into the bot's record of
+// what humans labeled (label names), checked against GitHub's own rules (server/bot/github_names.hpp).
+Result<void> check_names(const Event& e) {
+  if (!is_github_repo(e.repo)) {
+    return bad_field("bad_repository",
+                     "repository.full_name must be GitHub's \"owner/name\" (owner: 1-39 letters, digits or inner "
+                     "hyphens; name: 1-100 letters, digits, '.', '-' or '_', not \".\" or \"..\")",
+                     "repository.full_name");
+  }
+  if (!e.label.empty() && !is_github_label(e.label)) {
+    return bad_field("bad_label", "label.name must be a GitHub label name (1-50 characters)", "label.name");
+  }
+  for (const auto& l : e.labels) {
+    if (!is_github_label(l)) {
+      return bad_field("bad_label", "issue.labels must hold GitHub label names (1-50 characters)", "issue.labels");
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -65,12 +107,16 @@ Result<Event> parse_event(std::string_view name, const json& payload) {
   e.sender = str_at(obj_at(payload, "sender"), "login");
   if (e.name != "issues" && e.name != "issue_comment") return e;
   const json& issue = obj_at(payload, "issue");
-  auto number = issue.is_object() ? issue.find("number") : json::const_iterator{};
-  if (e.repo.empty() || !issue.is_object() || number == issue.end() || !number->is_number_integer()) {
+  if (e.repo.empty() || !issue.contains("number")) {
     return make_error(ErrorKind::invalid_input, "bad_payload",
                       "an " + e.name + " event needs repository.full_name and issue.number");
   }
-  e.number = number->get<std::int64_t>();
+  const auto number = issue_number(issue.at("number"));
+  if (!number) {
+    return bad_field("bad_issue_number", "issue.number must be a positive integer of at most 2^63-1 (not a string)",
+                     "issue.number");
+  }
+  e.number = *number;
   e.title = str_at(issue, "title");
   e.body = str_at(issue, "body");  // null for an empty body
   e.pull_request = issue.contains("pull_request");
@@ -84,6 +130,7 @@ Result<Event> parse_event(std::string_view name, const json& payload) {
   }
   e.label = str_at(obj_at(payload, "label"), "name");
   e.comment = str_at(obj_at(payload, "comment"), "body");
+  PT_TRY(check_names(e));
   return e;
 }
 

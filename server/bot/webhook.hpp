@@ -34,7 +34,13 @@ struct Event {
   bool pull_request = false;
 };
 
-// Reads the fields the bot uses; an issue event without repository / issue number is invalid_input.
+// Reads the fields the bot uses; an issue event without repository / issue number is invalid_input (bad_payload).
+// The names it will act on are checked against GitHub's rules (server/bot/github_names.hpp) here, at the edge:
+// repository.full_name (bad_repository), issue.number a positive int64 integer (bad_issue_number), label.name and
+// issue.labels 1-50 characters (bad_label), each an invalid_input naming the field. Such a delivery is answered 400
+// and neither recorded nor queued, rather than accepted as "ignored": GitHub retries no delivery by itself, so a 4xx
+// costs nothing but a failed entry in the App's delivery log, and that entry is where a malformed payload signed
+// with our secret (a GitHub bug, or a leaked secret) should be seen; a manual redelivery fails the same way.
 Result<Event> parse_event(std::string_view name, const nlohmann::json& payload);
 
 enum class Disposition {

@@ -129,6 +129,7 @@ Result<WebhookAnswer> process_or_note(schema::Store& store, const GitHubSettings
 
 Result<WebhookAnswer> receive_delivery(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
                                        std::string_view event_name, std::string_view body) {
+  // Parsed, and its names checked (webhook::parse_event), before it is recorded: a refused delivery leaves no row.
   PT_ASSIGN(const auto parsed, parse(event_name, body, gh));
   PT_ASSIGN(const auto claimed, claim(store, delivery, event_name, parsed.event.action, body));
   if (claimed != schema::DeliveryClaim::fresh && claimed != schema::DeliveryClaim::retry) {

@@ -139,7 +139,9 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
   const Scope needed = route.scope_for ? route.scope_for(head) : route.scope;
   if (needed != Scope::none) {
     const std::string authorization = head.header("authorization");
-    const bool public_read = needed == Scope::read && app.settings().auth.read_access == "public";
+    const auto& auth = app.settings().auth;
+    const bool public_read = needed == Scope::read && auth.read_access == "public" &&
+                             !(route.lane == Lane::compute && auth.compute_access == "token");
     if (!authorization.empty()) {
       auto token = check_token(authorization, app);
       if (!token) return std::move(token).error();

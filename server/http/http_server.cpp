@@ -36,6 +36,7 @@
 #include "common/strings.hpp"
 #include "server/app/observability.hpp"
 #include "server/http/auth.hpp"
+#include "server/http/client_limiter.hpp"
 #include "server/http/framing.hpp"
 #include "server/http/request_id.hpp"
 #include "server/http/response_cache.hpp"
@@ -51,8 +52,12 @@ using tcp = asio::ip::tcp;
 
 // A request body at least this large leaves freed heap behind in glibc's arenas; it is handed back afterwards.
 constexpr std::size_t kTrimAfterBytes = 8u << 20;
-// Heavy jobs (a minute of ingest, a classification) yield the CPU to the I/O threads and the read pool.
+// Heavy jobs (a minute of ingest, a webhook) yield the CPU to the I/O threads and the read pool; compute anyone may
+// ask for (classify, label) yields it to them too, so a CI upload never waits on a stranger's classification.
 constexpr int kHeavyNiceness = 10;
+constexpr int kComputeNiceness = 19;
+// A client over its share of the compute pool: how long it is asked to wait.
+constexpr const char* kRetryAfterClient = "1";
 // Every response: no MIME sniffing, never framed. JSON and text get a policy that allows nothing at all; the
 // dashboard's HTML gets the one its <meta> tag states, plus frame-ancestors (which a <meta> tag cannot set).
 constexpr const char* kCspNone = "default-src 'none'; frame-ancestors 'none'";
@@ -246,8 +251,35 @@ class SpoolFile {
 struct Pools {
   WorkPool& read;
   WorkPool& heavy;
+  WorkPool& compute;
+  ClientLimiter& per_client;  // the compute pool's share per client
   ResponseCache& cache;
 };
+
+// The setting that sizes a pool's queue, named in its 503.
+const char* queue_setting(const WorkPool& pool) {
+  if (pool.name() == "heavy") return "[server] heavy_queue, serve --heavy-queue";
+  if (pool.name() == "compute") return "[server] compute_queue, serve --compute-queue";
+  return "[server] read_queue, serve --read-queue";
+}
+
+ApiResponse queue_full(const WorkPool& pool) {
+  auto busy = error_response(make_error(ErrorKind::unavailable, "queue_full",
+                                        "the " + pool.name() + " queue is full (" + std::to_string(pool.queue_limit()) +
+                                            " requests waiting; " + queue_setting(pool) + "); retry after 1 s"));
+  busy.headers.emplace_back("Retry-After", "1");
+  return busy;
+}
+
+ApiResponse client_over_share(const ClientLimiter& limiter) {
+  auto api = error_response(
+      make_error(ErrorKind::too_many_requests, "too_many_requests",
+                 "this client already has " + std::to_string(limiter.per_client()) +
+                     " classify or label requests waiting or running ([server] compute_per_client); retry after " +
+                     kRetryAfterClient + " s"));
+  api.headers.emplace_back("Retry-After", kRetryAfterClient);
+  return api;
+}
 
 class Session;
 
@@ -339,6 +371,7 @@ class Session : public std::enable_shared_from_this<Session> {
     record_.target = "";
     record_.remote = remote_;
     record_.request_id = request_id_for(ApiRequest{});
+    slot_.reset();
     parser_.emplace();  // a fresh parser per request
     parser_->header_limit(static_cast<std::uint32_t>(app_.settings().max_header_bytes));
     // The largest body any route takes; narrowed to the route's own limit once the header names the route.
@@ -412,6 +445,12 @@ class Session : public std::enable_shared_from_this<Session> {
     limit_is_setting_ = route.max_body_bytes == 0 || route.max_body_bytes >= server_limit;
     lane_ = route.lane;
     cacheable_ = route.cacheable;
+    if (lane_ == Lane::compute) {
+      // Decided before the body is read: a client over its share costs a header, not its upload. The slot is held
+      // while the body arrives (its memory is the client's too) and until the work is done.
+      slot_ = pools_.per_client.try_enter(client_key(head_.token_name, remote_));
+      if (!slot_) return respond(client_over_share(pools_.per_client), header.version(), false, false);
+    }
     if (route.header_check) {
       if (auto refused = route.header_check(head_, app_)) {
         // The body is never read, so the connection cannot be reused.
@@ -553,29 +592,27 @@ class Session : public std::enable_shared_from_this<Session> {
     ResponseCache::Ticket ticket;
     if (lane_ == Lane::read && cacheable_) ticket = pools_.cache.lookup(head_, app_, negotiation);
     if (ticket.hit) return respond(std::move(*ticket.hit), version, keep_alive, head);
-    WorkPool& pool = lane_ == Lane::heavy ? pools_.heavy : pools_.read;
+    WorkPool& pool = pool_for(lane_);
     auto self = shared_from_this();
-    const bool queued = pool.try_submit(
-        [self, api = std::move(head_), ticket = std::move(ticket), negotiation, version, keep_alive, head]() mutable {
-          const bool large = api.bytes().size() >= kTrimAfterBytes;
-          auto res = self->pools_.cache.run(ticket, negotiation, self->app_, [&] {
-            return self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
-          });
-          if (large) malloc_trim(0);
-          asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
-            self->respond(std::move(res), version, keep_alive, head);
-          });
-        });
-    if (!queued) {
-      const bool heavy = lane_ == Lane::heavy;
-      auto busy = error_response(make_error(
-          ErrorKind::unavailable, "queue_full",
-          "the " + pool.name() + " queue is full (" + std::to_string(pool.queue_limit()) + " requests waiting; " +
-              (heavy ? "[server] heavy_queue, serve --heavy-queue" : "[server] read_queue, serve --read-queue") +
-              "); retry after 1 s"));
-      busy.headers.emplace_back("Retry-After", "1");
-      respond(std::move(busy), version, keep_alive, head);
-    }
+    const bool queued = pool.try_submit([self, api = std::move(head_), ticket = std::move(ticket),
+                                         slot = std::move(slot_), negotiation, version, keep_alive, head]() mutable {
+      const bool large = api.bytes().size() >= kTrimAfterBytes;
+      auto res = self->pools_.cache.run(ticket, negotiation, self->app_, [&] {
+        return self->router_.dispatch(std::move(api), self->app_);  // the body (and its mapping) ends here
+      });
+      if (large) malloc_trim(0);
+      slot.reset();  // before the answer leaves: the client's next request must find its share free
+      asio::post(self->stream_.get_executor(), [self, res = std::move(res), version, keep_alive, head]() mutable {
+        self->respond(std::move(res), version, keep_alive, head);
+      });
+    });
+    if (!queued) respond(queue_full(pool), version, keep_alive, head);
+  }
+
+  WorkPool& pool_for(Lane lane) {
+    if (lane == Lane::heavy) return pools_.heavy;
+    if (lane == Lane::compute) return pools_.compute;
+    return pools_.read;
   }
 
   void refuse_limit(beast::error_code ec) {
@@ -601,13 +638,16 @@ class Session : public std::enable_shared_from_this<Session> {
     respond(std::move(api), 11, false, false);
   }
 
-  // Every response leaves through here: request id, CORS headers, then the bytes; counted and logged once written.
+  // Every response leaves through here: request id, CORS headers; counted and logged, then the bytes. Logged
+  // before they are written, so that no answer a client saw is missing from the log when the process dies.
   void respond(ApiResponse api, unsigned version, bool keep_alive, bool head) {
     if (hub_->draining) keep_alive = false;  // the last response of a draining connection says so
     stamp_response(api, record_.request_id);
     for (const auto& h : cors_) api.headers.push_back(h);
     record_.status = api.status;
     record_.bytes_out = api.bytes().size();
+    record_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    app_.obs().request_done(record_);
     if (api.shared_body) {
       auto shared = to_shared_response(std::move(api), version, keep_alive, head);
       return send(shared, shared->res);
@@ -627,12 +667,6 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_write(bool close, beast::error_code ec, std::size_t) {
-    if (record_.status != 0) {
-      record_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-      if (ec) record_.bytes_out = 0;
-      app_.obs().request_done(record_);
-      record_.status = 0;
-    }
     response_.reset();
     if (ec) {
       if (ec == beast::error::timeout) app_.obs().connection_refused("write_timeout");
@@ -700,6 +734,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool limit_is_setting_ = true;
   Lane lane_ = Lane::read;
   bool cacheable_ = true;
+  std::shared_ptr<ClientLimiter::Slot> slot_;  // this request's share of the compute pool, until handed to the job
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   RequestRecord record_;
   std::string remote_;
@@ -782,8 +817,10 @@ struct HttpServer::Impl {
         hub(std::make_shared<Hub>()),
         refusal_answer(too_many_connections_answer(a.settings().limits.max_connections)),
         cache(a.settings().cache.max_bytes),
+        per_client(std::make_shared<ClientLimiter>(a.settings().compute_per_client)),
         read_pool("read", a.settings().read_workers, a.settings().read_queue),
-        heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue, kHeavyNiceness) {
+        heavy_pool("heavy", a.settings().heavy_workers, a.settings().heavy_queue, kHeavyNiceness),
+        compute_pool("compute", a.settings().compute_workers, a.settings().compute_queue, kComputeNiceness) {
     hub->on_drained = [this] { stop_all(); };
   }
 
@@ -839,7 +876,9 @@ struct HttpServer::Impl {
         app.obs().connection_refused("connection_cap");
         std::make_shared<Refusal>(std::move(socket), refusal_answer)->start();
       } else {
-        std::make_shared<Session>(std::move(socket), app, router, Pools{read_pool, heavy_pool, cache}, hub)->start();
+        std::make_shared<Session>(std::move(socket), app, router,
+                                  Pools{read_pool, heavy_pool, compute_pool, *per_client, cache}, hub)
+            ->start();
       }
       do_accept();
     });
@@ -945,9 +984,11 @@ struct HttpServer::Impl {
   std::mutex watchdog_mutex;
   std::condition_variable watchdog_wake;
   bool watchdog_cancelled = false;
+  std::shared_ptr<ClientLimiter> per_client;  // shared with every slot it hands out
   // Declared after the io_context: destroyed (drained and joined) before it.
   WorkPool read_pool;
   WorkPool heavy_pool;
+  WorkPool compute_pool;
 };
 
 HttpServer::HttpServer(AppContext& app, const Router& router) : impl_(std::make_unique<Impl>(app, router)) {}
@@ -984,10 +1025,12 @@ void HttpServer::run(unsigned threads) {
   for (auto& t : pool) t.join();
   if (impl_->forced) {
     // Requests still queued have stored nothing: they are dropped; the ones running finish (bounded by the watchdog).
-    const auto dropped = impl_->heavy_pool.discard_queued() + impl_->read_pool.discard_queued();
+    const auto dropped =
+        impl_->heavy_pool.discard_queued() + impl_->compute_pool.discard_queued() + impl_->read_pool.discard_queued();
     if (dropped > 0) std::cerr << "perftriage: drain: " << dropped << " queued request(s) dropped\n";
   }
   impl_->heavy_pool.stop();
+  impl_->compute_pool.stop();
   impl_->read_pool.stop();
   impl_->cancel_watchdog();
 }

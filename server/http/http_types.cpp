@@ -28,6 +28,7 @@ unsigned http_status(ErrorKind kind) {
     case ErrorKind::too_large: return 413;
     case ErrorKind::unsupported_media_type: return 415;
     case ErrorKind::unprocessable: return 422;
+    case ErrorKind::too_many_requests: return 429;
     case ErrorKind::unavailable: return 503;
     case ErrorKind::internal: return 500;
   }

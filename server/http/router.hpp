@@ -24,7 +24,10 @@ using HeaderCheck = std::function<std::optional<Error>(const ApiRequest&, AppCon
 enum class Lane {
   io,     // cheap and bounded (liveness, static files): answered on the I/O thread
   read,   // database reads: the read pool
-  heavy,  // uploads, classification, labeling, webhooks: the small heavy pool with a short queue
+  heavy,  // writes by someone known (uploads, artifacts, triage, signed webhooks): the small heavy pool
+  // CPU-heavy work any reader may ask for (classify, label): a pool of its own, lower in priority, with a limit per
+  // client, so what strangers send never takes a CI upload's worker or queue slot.
+  compute,
 };
 
 // What a caller must hold to run a route (server/http/auth.hpp). `admin` implies every other scope.

@@ -19,7 +19,7 @@ Result<ApiResponse> post_classify(const ApiRequest& req, AppContext&) {
 // Stores nothing, so a read (public by default); only a trace's or log's content types.
 void register_classify_routes(Router& router) {
   router.add("POST", "/api/v1/classify", post_classify,
-             RouteOptions::on(Lane::heavy, 0)
+             RouteOptions::on(Lane::compute, 0)
                  .require(Scope::read)
                  .accept({"application/json", "application/gzip", "application/x-gzip", "application/octet-stream",
                           "text/plain", "multipart/form-data"})

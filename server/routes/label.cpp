@@ -111,7 +111,7 @@ Result<ApiResponse> list_issues(const ApiRequest& req, AppContext& app) {
 void register_label_routes(Router& router) {
   // Computes and stores nothing: a read (public by default), JSON only.
   router.add("POST", "/api/v1/label", label,
-             RouteOptions::on(Lane::heavy, kMaxLabelRequestBytes)
+             RouteOptions::on(Lane::compute, kMaxLabelRequestBytes)
                  .require(Scope::read)
                  .accept({"application/json"})
                  .params({}));

@@ -13,26 +13,100 @@ against the real `perftriage serve` on loopback.
   bad_platform).
 - A token revoked with the CLI is refused at its next request (the server's token cache, 10 s by default, follows
   the data generation).
+- A signed webhook delivery whose issue.number is no GitHub issue number (-1, 0, 1.5, "7", 2**63, 2**70) or whose
+  repository.full_name is no GitHub owner/name ("../../evil", "a/b/c", "a", "-/x", ...), or that names a label
+  longer than GitHub's 50 characters, is refused (400 bad_issue_number / bad_repository / bad_label), neither
+  recorded (GET /api/v1/webhooks/deliveries) nor queued (GET /api/v1/outbox, with a bot-scope token); a valid one
+  still queues its actions.
 Python 3 standard library only, loopback only.
 """
 import json
+from collections import Counter
 import os
 import subprocess
 import sys
 import tempfile
 import urllib.parse
+import uuid
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "support"))
 import e2e  # noqa: E402
 
 CSV = e2e.short_csv(3, "Net")
+SECRET = "fields-secret"
+REPO = "intel/torch-xpu-ops"
 
 
 def upload(server, token, **query):
     path = "/api/v1/uploads?" + urllib.parse.urlencode(query)
     status, _, body = server.request("POST", path, CSV, {"Content-Type": "text/csv"}, token=token)
     return status, e2e.json_or_bytes(body)
+
+
+def deliver(server, payload, event="issues"):
+    """Posts one signed delivery (a fresh delivery id); returns (status, parsed body, delivery id)."""
+    body = json.dumps(payload)
+    delivery = str(uuid.uuid4())
+    headers = {"X-Hub-Signature-256": e2e.hub_signature(SECRET, body), "X-GitHub-Event": event,
+               "X-GitHub-Delivery": delivery, "Content-Type": "application/json"}
+    status, _, answer = server.request("POST", "/webhooks/github", body, headers)
+    return status, e2e.json_or_bytes(answer), delivery
+
+
+def issue_event(number=1, full_name=REPO, action="opened", label=None):
+    payload = {"action": action, "repository": {"full_name": full_name}, "sender": {"login": "someone"},
+               "issue": {"number": number, "title": "[E2E] BMG bf16 inference slower than eager", "body": "",
+                         "labels": []}}
+    if label is not None:
+        payload["label"] = {"name": label}
+    return payload
+
+
+def outbox(server, bot_token):
+    """The outbox's actions as (repo, issue_number) pairs."""
+    status, _, body = server.request("GET", "/api/v1/outbox", token=bot_token)
+    if status != 200:
+        raise RuntimeError(f"GET /api/v1/outbox: {status} {body[:200]!r}")
+    return [(a["repo"], a["issue_number"]) for a in json.loads(body)["actions"]]
+
+
+def deliveries(server, bot_token):
+    status, _, body = server.request("GET", "/api/v1/webhooks/deliveries", token=bot_token)
+    if status != 200:
+        raise RuntimeError(f"GET /api/v1/webhooks/deliveries: {status} {body[:200]!r}")
+    return {d["delivery_id"] for d in json.loads(body)["deliveries"]}
+
+
+def webhook_fields(server, bot_token, checks):
+    """Names that would reach an outbox row or a GitHub URL are checked before anything is recorded or queued."""
+    cases = [(f"issue.number {shown}", issue_event(number=value), "bad_issue_number")
+             for shown, value in (("-1", -1), ("0", 0), ("1.5", 1.5), ('"7"', "7"), ("2**63", 2**63),
+                                  ("2**64-1", 2**64 - 1), ("2**70", 2**70))]
+    cases += [(f"repository.full_name {name!r}", issue_event(full_name=name), "bad_repository")
+              for name in ("../../evil", "a/b/c", "a", "-/x", "a/..", "a/b/milestones?x=", "a b/c")]
+    cases += [("a 51-character label.name", issue_event(action="labeled", label="l" * 51), "bad_label")]
+    for name, payload, code in cases:
+        before = outbox(server, bot_token)
+        status, body, delivery = deliver(server, payload)
+        got = body.get("error", {}).get("code") if isinstance(body, dict) else None
+        after = outbox(server, bot_token)
+        checks.check(f"webhook with {name}: 400 {code}", status == 400 and got == code, f"{status} {str(body)[:200]}")
+        checks.check("... and nothing queued nor recorded for it",
+                     Counter(after) == Counter(before) and delivery not in deliveries(server, bot_token),
+                     f"new actions: {list((Counter(after) - Counter(before)).items())[:3]}")
+    # Same for an issue_comment's /label (it names its issue the same way).
+    comment = dict(issue_event(number=-1, action="created"), comment={"body": "/label"})
+    before = outbox(server, bot_token)
+    status, body, _ = deliver(server, comment, event="issue_comment")
+    checks.check("a /label comment on issue -1: 400, nothing queued",
+                 status == 400 and Counter(outbox(server, bot_token)) == Counter(before), f"{status} {str(body)[:200]}")
+    before = outbox(server, bot_token)
+    status, body, delivery = deliver(server, issue_event(number=12))
+    new = Counter(outbox(server, bot_token)) - Counter(before)
+    checks.check("a valid delivery still queues its actions",
+                 status == 202 and set(new) == {(REPO, 12)} and delivery in deliveries(server, bot_token),
+                 f"{status} {str(body)[:200]} {dict(new)}")
 
 
 def main():
@@ -44,7 +118,12 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = e2e.test_db(os.path.join(tmp, "db.sqlite"))
         token = e2e.create_token(binary, db, "ci", "admin")["token"]
-        server = e2e.Server(binary, ["--db", db], log_path=os.path.join(tmp, "server.log"), required=True)
+        bot_token = e2e.create_token(binary, db, "bot", "bot")["token"]
+        secret_file = os.path.join(tmp, "webhook-secret")
+        with open(secret_file, "w") as f:
+            f.write(SECRET)
+        server = e2e.Server(binary, ["--db", db, "--webhook-secret-file", secret_file],
+                            log_path=os.path.join(tmp, "server.log"), required=True)
         try:
             axes = {"platform": "BMG", "suite": "huggingface", "dtype": "bfloat16", "mode": "inference"}
             status, body = upload(server, token, run="n1", created_at="2026-11-01T00:00:00Z", **axes)
@@ -93,6 +172,7 @@ def main():
             status, body = upload(server, doomed, run="after-revoke", **axes)
             checks.check("a revoked token: 401 at its next request", before == 200 and revoke.returncode == 0 and
                          status == 401, f"{before} {revoke.returncode} {revoke.stderr[-200:]} {status} {body}")
+            webhook_fields(server, bot_token, checks)
             checks.check("the server is still up", server.alive())
         finally:
             server.stop()

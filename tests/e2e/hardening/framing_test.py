@@ -11,6 +11,7 @@ that refuses everything.
 Python 3 standard library only; every socket has a timeout, so the script ends by itself.
 """
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -42,7 +43,9 @@ def exchange(port, raw, timeout=10):
 
 
 def statuses(answer):
-    return [int(line.split()[1]) for line in answer.split(b"\r\n") if line.startswith(b"HTTP/1.")]
+    """The status of each response in answer, in order (a JSON body may end in a bare newline, so the status line
+    is found anywhere, not only after CRLF)."""
+    return [int(code) for code in re.findall(rb"HTTP/1\.[01] (\d{3}) ", answer)]
 
 
 def head(lines):
@@ -106,6 +109,19 @@ def main():
                 answer = exchange(server.port, raw.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1))
                 got = statuses(answer)
                 checks.check(f"answered: {name}", got == [200], f"statuses {got}, answer {answer[:300]!r}")
+            # A well-framed request with a body, then another behind it on the same connection: both answered,
+            # in order (the body's end is where the next request starts, in memory or spooled to a file).
+            last = PIPELINED.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1)
+            big = b'{"traceEvents": []' + b" " * (5 << 20) + b"}"
+            spooled = head(["POST /api/v1/classify?name=t.json HTTP/1.1", "Host: 127.0.0.1",
+                            "Content-Type: application/json", f"Content-Length: {len(big)}"]) + big
+            pipelined = [(name, raw) for name, raw in ANSWERED if b"HTTP/1.0" not in raw]
+            pipelined.append(("a body spooled to a file", spooled))
+            for name, raw in pipelined:
+                answer = exchange(server.port, raw + last, timeout=60)
+                got = statuses(answer)
+                checks.check(f"pipelined behind {name}: both answered", len(got) == 2 and got[1] == 200,
+                             f"statuses {got}, answer {answer[-300:]!r}")
             checks.check("the server is still up", server.alive())
         finally:
             server.stop()

@@ -51,10 +51,16 @@ read_workers = 5
 read_queue = 77
 heavy_workers = 3
 heavy_queue = 9
+compute_workers = 2
+compute_queue = 6
+compute_per_client = 3
+compute_access = "token"
 slow_threshold = 0.9
 integrity_check = true
 demo = true
 access_log = false
+access_log_sample = 0.25
+access_log_max_per_s = 500
 
 [database]
 path = "/var/lib/perftriage/db.sqlite"
@@ -180,10 +186,16 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.read_queue, 77u);
   EXPECT_EQ(s.heavy_workers, 3u);
   EXPECT_EQ(s.heavy_queue, 9u);
+  EXPECT_EQ(s.compute_workers, 2u);
+  EXPECT_EQ(s.compute_queue, 6u);
+  EXPECT_EQ(s.compute_per_client, 3u);
+  EXPECT_EQ(s.auth.compute_access, "token");
+  EXPECT_DOUBLE_EQ(s.access_log.sample, 0.25);
+  EXPECT_EQ(s.access_log.max_lines_per_s, 500u);
   EXPECT_DOUBLE_EQ(s.slow_threshold, 0.9);
   EXPECT_TRUE(s.integrity_check);
   EXPECT_TRUE(s.demo);
-  EXPECT_FALSE(s.access_log);
+  EXPECT_FALSE(s.access_log.enabled);
   EXPECT_EQ(s.db_path, "/var/lib/perftriage/db.sqlite");
   EXPECT_EQ(s.notify.urls, (std::vector<std::string>{"https://hooks.example.org/perftriage"}));
   EXPECT_EQ(s.notify.secret_file, "/run/secrets/notify");

@@ -83,7 +83,7 @@ class Metrics : public ::testing::Test {
     std::filesystem::create_directories(dir_);
     Settings settings;
     settings.db_path = testing_support::test_db_file((dir_ / "db.sqlite").string());
-    settings.access_log = false;
+    settings.access_log.enabled = false;
     app_ = std::make_unique<AppContext>(settings);
     router_ = make_router();
   }

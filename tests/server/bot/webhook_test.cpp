@@ -86,6 +86,68 @@ TEST(ParseEvent, RefusesAnIssueEventWithoutRepository) {
   EXPECT_FALSE(parse_event("issues", p).ok());
 }
 
+void expect_refused(const json& payload, const std::string& code, const std::string& field, const std::string& what,
+                    const std::string& event = "issues") {
+  auto e = parse_event(event, payload);
+  ASSERT_FALSE(e.ok()) << what;
+  EXPECT_EQ(e.error().code, code) << what;
+  EXPECT_EQ(e.error().column, field) << what;
+  EXPECT_EQ(e.error().kind, ErrorKind::invalid_input) << what;
+}
+
+TEST(ParseEvent, RefusesAnIssueNumberGitHubNeverAssigns) {
+  const std::vector<std::pair<json, std::string>> bad = {
+      {-1, "-1"},
+      {0, "0"},
+      {1.5, "1.5"},
+      {7.0, "7.0 (a float)"},
+      {"7", "\"7\" (a string)"},
+      {nullptr, "null"},
+      {json::parse("9223372036854775808"), "2^63"},
+      {json::parse("18446744073709551615"), "2^64-1"},
+      {json::parse("1180591620717411303424"), "2^70"},
+  };
+  for (const auto& [number, what] : bad) {
+    auto p = issue_payload("opened", "alice");
+    p["issue"]["number"] = number;
+    expect_refused(p, "bad_issue_number", "issue.number", what);
+    expect_refused(p, "bad_issue_number", "issue.number", what + " in a comment", "issue_comment");
+  }
+}
+
+TEST(ParseEvent, AcceptsEveryPositiveInt64IssueNumber) {
+  for (const auto& number : {json(1), json::parse("9223372036854775807")}) {
+    auto p = issue_payload("opened", "alice");
+    p["issue"]["number"] = number;
+    auto e = parse_event("issues", p);
+    ASSERT_TRUE(e.ok()) << number << ": " << e.error().message;
+    EXPECT_EQ(e->number, number.get<std::int64_t>());
+  }
+}
+
+TEST(ParseEvent, RefusesARepositoryNameOutsideGitHubsGrammar) {
+  for (const char* name :
+       {"../../evil", "a/b/c", "a", "-/x", "a/..", "a/b/milestones?x=", "a/b?x=1", "a b/c", "/b", "a/"}) {
+    auto p = issue_payload("opened", "alice");
+    p["repository"]["full_name"] = name;
+    expect_refused(p, "bad_repository", "repository.full_name", name);
+  }
+}
+
+TEST(ParseEvent, RefusesLabelNamesLongerThanGitHubs) {
+  auto p = issue_payload("labeled", "alice");
+  p["label"] = {{"name", std::string(51, 'l')}};
+  expect_refused(p, "bad_label", "label.name", "a 51-character label.name");
+  p["label"] = {{"name", std::string(50, 'l')}};
+  EXPECT_TRUE(parse_event("issues", p).ok()) << "50 characters is GitHub's limit";
+  p["issue"]["labels"] = {{{"name", "ok"}}, {{"name", std::string(51, 'l')}}};
+  expect_refused(p, "bad_label", "issue.labels", "a 51-character label on the issue");
+}
+
+TEST(ParseEvent, EventsTheBotDoesNotActOnNeedNoRepository) {
+  EXPECT_TRUE(parse_event("installation", {{"action", "created"}}).ok());
+}
+
 TEST(ParseEvent, RefusesANonObject) { EXPECT_FALSE(parse_event("issues", json::array()).ok()); }
 
 TEST(ParseEvent, PingNeedsNoIssue) {

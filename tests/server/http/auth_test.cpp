@@ -131,6 +131,21 @@ TEST_F(AuthTest, ScopesDecideAndAdminImpliesAll) {
   EXPECT_EQ(check("GET", "/api/v1/no-such-thing"), 401u);
 }
 
+// compute_access = "token": classify and label need a read token even where every other read is public.
+TEST_F(AuthTest, ComputeAccessTokenGuardsClassifyAndLabelOnly) {
+  const auto read = token("reader", {"read"});
+  const auto upload = token("ci", {"upload"});
+  EXPECT_EQ(check("POST", "/api/v1/classify", {}, "application/json"), std::nullopt) << "public by default";
+  settings_.auth.compute_access = "token";
+  app_.reset();
+  EXPECT_EQ(check("POST", "/api/v1/classify", {}, "application/json"), 401u);
+  EXPECT_EQ(check("POST", "/api/v1/label", {}, "application/json"), 401u);
+  EXPECT_EQ(check("POST", "/api/v1/classify", read, "application/json"), std::nullopt);
+  EXPECT_EQ(check("POST", "/api/v1/label", read, "application/json"), std::nullopt);
+  EXPECT_EQ(check("POST", "/api/v1/label", upload, "application/json"), 403u) << "a token without read";
+  EXPECT_EQ(check("GET", "/api/v1/runs"), std::nullopt) << "other reads stay public";
+}
+
 TEST_F(AuthTest, RevokedExpiredAndUnknownTokensAre401) {
   const auto old = token("old", {"admin"}, schema::iso8601_from_now(-5));
   const auto gone = token("gone", {"admin"});

@@ -7,7 +7,9 @@
 #include <future>
 
 #include "server/bot/github_client.hpp"
+#include "server/http/client_limiter.hpp"
 #include "server/http/router.hpp"
+#include "server/routes/routes.hpp"
 
 namespace perftriage::server {
 namespace {
@@ -78,6 +80,61 @@ TEST(RouterOptions, TheTransportLearnsLaneAndBodyLimitFromTheHeader) {
   // An unknown route or method gets the small default: a large body is refused before it is read.
   EXPECT_EQ(router.options_for("GET", "/api/v1/uploads").max_body_bytes, RouteOptions::kSmallBody);
   EXPECT_EQ(router.options_for("PUT", "/nowhere").lane, Lane::read);
+}
+
+TEST(ClientLimiter, EachClientGetsItsShareAndNoMore) {
+  auto limiter = std::make_shared<ClientLimiter>(2);
+  auto a1 = limiter->try_enter("addr:10.0.0.1");
+  auto a2 = limiter->try_enter("addr:10.0.0.1");
+  ASSERT_TRUE(a1 && a2);
+  EXPECT_EQ(limiter->try_enter("addr:10.0.0.1"), nullptr) << "a third request of the same client";
+  auto b = limiter->try_enter("token:ci");
+  EXPECT_NE(b, nullptr) << "another client is not held back by the first";
+  EXPECT_EQ(limiter->held("addr:10.0.0.1"), 2u);
+  a1.reset();
+  EXPECT_EQ(limiter->held("addr:10.0.0.1"), 1u);
+  EXPECT_NE(limiter->try_enter("addr:10.0.0.1"), nullptr) << "a released slot can be taken again";
+}
+
+TEST(ClientLimiter, ForgetsClientsThatHoldNothing) {
+  auto limiter = std::make_shared<ClientLimiter>(1);
+  for (int i = 0; i < 1000; ++i) {
+    auto slot = limiter->try_enter("addr:10.0.0." + std::to_string(i));
+    ASSERT_NE(slot, nullptr);
+  }
+  EXPECT_EQ(limiter->clients(), 0u) << "the map holds only clients with work in flight";
+  auto held = limiter->try_enter("addr:x");
+  EXPECT_EQ(limiter->try_enter("addr:x"), nullptr);
+  EXPECT_EQ(limiter->clients(), 1u) << "a refusal leaves no entry behind";
+}
+
+TEST(ClientLimiter, ASlotOutlivesTheLimitersOwner) {
+  std::shared_ptr<ClientLimiter::Slot> slot;
+  {
+    auto limiter = std::make_shared<ClientLimiter>(1);
+    slot = limiter->try_enter("addr:x");
+  }
+  slot.reset();  // gives its share back to a limiter kept alive by the slot (ASan would report a use after free)
+  SUCCEED();
+}
+
+TEST(ClientLimiter, ATokenNamesTheClientElseItsAddress) {
+  EXPECT_EQ(client_key("ci-nightly", "10.0.0.1"), "token:ci-nightly");
+  EXPECT_EQ(client_key("", "10.0.0.1"), "addr:10.0.0.1");
+}
+
+// What strangers may ask for runs apart from what CI and GitHub send.
+TEST(RouterOptions, ClassifyAndLabelRunOnTheComputeLaneWritesOnTheHeavyOne) {
+  const Router router = make_router();
+  EXPECT_EQ(router.options_for("POST", "/api/v1/classify").lane, Lane::compute);
+  EXPECT_EQ(router.options_for("POST", "/api/v1/label").lane, Lane::compute);
+  EXPECT_EQ(router.options_for("POST", "/api/v1/uploads").lane, Lane::heavy);
+  EXPECT_EQ(router.options_for("POST", "/webhooks/github").lane, Lane::heavy);
+  for (const auto* route : router.table()) {
+    if (route->lane == Lane::compute) {
+      EXPECT_EQ(route->scope, Scope::read) << route->pattern << ": only reads share the compute pool";
+    }
+  }
 }
 
 }  // namespace
