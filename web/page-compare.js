@@ -4,14 +4,15 @@ import { scatter } from './charts.js';
 import { day, el, notice, num, select, table, td, uniq } from './dom.js';
 import { link, navigate, update } from './hash.js';
 
-const RED = '#c62828', GREEN = '#2e7d32', GREY = '#90a4ae', AMBER = '#ef6c00';
+const RED = '#c62828', GREEN = '#2e7d32', GREY = '#90a4ae';
 const isRegression = (c) => /regression|red/.test(c.verdict);
 const ms = (v) => (v === null || v === undefined ? '?' : Number(v).toFixed(1));
 const ratio = (base, target) => (base > 0 && target > 0 ? base / target : null);
 
 // A speedup (eager / compiled) that went up because eager got slower is no improvement: the compiled path did not get
-// faster, and may have got slower. Returns the note for such a case, else null. Uses the case's latencies; where the
-// API leaves them out, the eager ratio (base / target eager latency) alone.
+// faster, and may have got slower. The server's verdict already says so (eager_slower is a worse change,
+// docs/verdicts.md); this note says why the speedup rose. Uses the case's latencies; where the API leaves them out,
+// the eager ratio (base / target eager latency) alone.
 export function speedupNote(c, thresholds) {
   if (!(c.base_speedup > 0 && c.target_speedup > c.base_speedup)) return null;
   const eagerRatio = c.eager_ratio ?? ratio(c.base_eager_ms, c.target_eager_ms);
@@ -66,16 +67,19 @@ function caseFilters(data, { base, target, verdict, suite }) {
       el('a', { href: `${API}/compare?${q}&format=md`, text: 'markdown' })));
 }
 
+// Colours follow the server's verdict and nothing else, as the reports and tracking issues do.
+const verdictClass = (c) => (isRegression(c) ? 'bad' : c.verdict === 'improvement' ? 'good' : '');
+
 function verdictCell(c, note) {
   const text = c.severity ? `${c.verdict} (${c.severity})` : c.verdict;
-  const cls = note ? 'warn' : isRegression(c) ? 'bad' : c.verdict === 'improvement' ? 'good' : '';
+  const cls = verdictClass(c);
   return td([el('span', { class: `pill ${cls}`, text }), note ? el('div', { class: 'speedup-note', text: note }) : null]);
 }
 
 function caseRow(c, data, caseHref) {
   const note = speedupNote(c, data.thresholds);
   const reg = data.thresholds.regression;
-  return el('tr', { class: note ? 'mixed' : isRegression(c) ? 'bad' : '', 'data-model': c.model },
+  return el('tr', { class: [isRegression(c) ? 'bad' : '', note ? 'mixed' : ''].join(' ').trim(), 'data-model': c.model },
     td(c.suite), td(c.dtype), td(c.mode), td(el('a', { href: caseHref(c), text: c.model })),
     num(c.base_speedup), num(c.target_speedup, 3, 'speed'),
     num(c.inductor_ratio, 3, c.inductor_ratio < reg ? 'bad' : ''), num(c.eager_ratio, 3, c.eager_ratio < reg ? 'bad' : ''),
@@ -94,12 +98,12 @@ function speedupScatter(data, caseParams) {
   const points = data.cases.filter((c) => c.base_speedup > 0 && c.target_speedup > 0).map((c) => {
     const note = speedupNote(c, data.thresholds);
     return { x: c.base_speedup, y: c.target_speedup, r: /unchanged/.test(c.verdict) ? 2.5 : 4,
-      color: note ? AMBER : isRegression(c) ? RED : c.verdict === 'improvement' ? GREEN : GREY,
+      color: isRegression(c) ? RED : c.verdict === 'improvement' ? GREEN : GREY,
       onclick: () => navigate('case', caseParams(c)),
       title: `${c.suite} ${c.dtype} ${c.mode} ${c.model}: ${c.base_speedup.toFixed(3)} → ${c.target_speedup.toFixed(3)} (${c.verdict})${note ? '; ' + note : ''}` };
   });
   return scatter(points, { label: 'base speedup vs target speedup per case', xLabel: 'base speedup', yLabel: 'target speedup',
-    legend: [[RED, 'regression'], [GREEN, 'improvement'], [AMBER, 'speedup up because eager slowed'], [GREY, 'unchanged'],
+    legend: [[RED, 'regression'], [GREEN, 'improvement'], [GREY, 'unchanged'],
       [null, 'below the diagonal: target slower']] });
 }
 
@@ -116,7 +120,7 @@ export async function comparePage(view, params) {
   const data = await api(`/compare?base=${encodeURIComponent(base)}&target=${encodeURIComponent(target)}`);
   view.appendChild(el('p', {}, 'Base ', el('a', { class: 'mono', href: link('run', { run: data.base }), text: data.base }),
     ' → target ', el('a', { class: 'mono', href: link('run', { run: data.target }), text: data.target }),
-    el('span', { class: 'muted', text: ` · ratio = base latency / target latency per path (< 1: target slower); regression below ${data.thresholds.regression}, red below ${data.thresholds.red}, improvement above ${data.thresholds.improvement}` })));
+    el('span', { class: 'muted', text: ` · ratio = base latency / target latency per path (< 1: target slower); a regression when anything got worse: now slower than eager, the speedup or a path below ${data.thresholds.regression} (red below ${data.thresholds.red}), compile time below ${data.thresholds.compile_regression}, memory compression below ${data.thresholds.memory_regression}; an improvement only when nothing did (docs/verdicts.md)` })));
   groupsSection(view, data.aggregates, data.thresholds);
   view.appendChild(caseFilters(data, { base, target, verdict, suite }));
 

@@ -10,17 +10,27 @@ bool positive(const std::optional<double>& v) { return v && std::isfinite(*v) &&
 
 SideSummary summarize_side(const std::vector<const CaseComparison*>& cases, bool base_side) {
   SideSummary s;
-  std::vector<double> speedups;
+  std::vector<double> speedups, compression;
+  double compile_sum = 0;
+  std::size_t compiles = 0;
   for (const auto* c : cases) {
     const CaseSide& side = base_side ? c->base : c->target;
     if (!side.present) continue;
     ++s.cases;
     if (side.passing()) ++s.passing;
-    if (c->both_passing()) speedups.push_back(*side.speedup);
+    if (!c->both_passing()) continue;
+    speedups.push_back(*side.speedup);
+    if (positive(side.compression_ratio)) compression.push_back(*side.compression_ratio);
+    if (positive(side.compilation_s)) {
+      compile_sum += *side.compilation_s;
+      ++compiles;
+    }
   }
   if (s.cases > 0) s.pass_rate = static_cast<double>(s.passing) / static_cast<double>(s.cases);
   s.geomean_speedup_unclipped = geomean(speedups);
   s.geomean_speedup_clipped = geomean_clipped(speedups);
+  if (compiles > 0) s.mean_compilation_s = compile_sum / static_cast<double>(compiles);
+  s.geomean_compression_ratio = geomean(compression);
   return s;
 }
 

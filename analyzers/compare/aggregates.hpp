@@ -24,6 +24,10 @@ struct SideSummary {
   std::optional<double> pass_rate;                  // passing / cases (HUD)
   std::optional<double> geomean_speedup_unclipped;  // HUD, over the cases passing on both sides
   std::optional<double> geomean_speedup_clipped;    // runner.py (clipped at 1), same cases
+  // HUD's other two headline metrics, over the same cases where measured: mean compilation seconds, and the geomean
+  // of the peak-memory compression ratio (eager peak / compiled peak: higher is better).
+  std::optional<double> mean_compilation_s;
+  std::optional<double> geomean_compression_ratio;
 };
 
 struct GroupAggregate {

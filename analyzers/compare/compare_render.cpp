@@ -14,6 +14,15 @@ std::string speedup_text(const CaseSide& s) {
   return s.speedup_text.empty() ? fixed(s.speedup, 6) : s.speedup_text;
 }
 
+std::string change_names(const std::vector<Change>& changes) {
+  std::string out;
+  for (const Change c : changes) {
+    if (!out.empty()) out += ' ';
+    out += to_string(c);
+  }
+  return out;
+}
+
 std::string verdict_cell(const CaseComparison& c) {
   std::string v(to_string(c.verdict));
   return c.severity.empty() ? v : v + " (" + c.severity + ")";
@@ -25,6 +34,8 @@ std::string aggregate_row(const std::string& label, const GroupAggregate& g) {
          fixed(g.base.geomean_speedup_unclipped) + " | " + fixed(g.target.geomean_speedup_unclipped) + " | " +
          fixed(g.base.geomean_speedup_clipped) + " | " + fixed(g.target.geomean_speedup_clipped) + " | " +
          fixed(g.geomean_inductor_ratio) + " | " + fixed(g.geomean_eager_ratio) + " | " +
+         fixed(g.base.mean_compilation_s, 1) + " | " + fixed(g.target.mean_compilation_s, 1) + " | " +
+         fixed(g.base.geomean_compression_ratio, 2) + " | " + fixed(g.target.geomean_compression_ratio, 2) + " | " +
          std::to_string(g.regressions) + " | " + std::to_string(g.improvements) + " |\n";
 }
 
@@ -41,9 +52,16 @@ void write_case(JsonWriter& w, const CaseComparison& c) {
   };
   w.begin_object();
   w.member("base_compiled_ms", c.base.compiled_ms).member("base_eager_ms", c.base.eager_ms);
-  w.member("base_speedup", speed(c.base)).member("config", c.key.config).member("dtype", c.key.dtype);
+  w.member("base_speedup", speed(c.base));
+  w.key("changes").begin_array();
+  for (const Change ch : c.changes) {
+    w.begin_object().member("change", to_string(ch)).member("dimension", dimension_of(ch));
+    w.member("worse", is_worse(ch)).end_object();
+  }
+  w.end_array();
+  w.member("compile_ratio", c.compile_ratio).member("config", c.key.config).member("dtype", c.key.dtype);
   w.member("eager_ratio", c.eager_ratio).member("inductor_ratio", c.inductor_ratio);
-  w.member("mode", c.key.mode).member("model", c.key.model);
+  w.member("memory_ratio", c.memory_ratio).member("mode", c.key.mode).member("model", c.key.model);
   w.key("moved").begin_array();
   for (const auto& m : c.moved) w.string(m);
   w.end_array();
@@ -58,9 +76,11 @@ void write_case(JsonWriter& w, const CaseComparison& c) {
 
 void write_side(JsonWriter& w, std::string_view name, const SideSummary& s) {
   w.key(name).begin_object().member("cases", s.cases);
+  w.member("geomean_compression_ratio", s.geomean_compression_ratio);
   w.key("geomean_speedup").begin_object();
   w.member("clipped_at_1_runner", s.geomean_speedup_clipped).member("unclipped_hud", s.geomean_speedup_unclipped);
   w.end_object();
+  w.member("mean_compilation_s", s.mean_compilation_s);
   w.member("pass_rate", s.pass_rate).member("passing", s.passing).end_object();
 }
 
@@ -127,7 +147,9 @@ std::string compare_json_text(const std::string& base_key, const std::string& ta
   w.end_array();
   w.member("target", target_key);
   w.key("thresholds").begin_object();
-  w.member("improvement", t.improvement).member("red", t.red).member("regression", t.regression);
+  w.member("compile_improvement", t.compile_improvement).member("compile_regression", t.compile_regression);
+  w.member("improvement", t.improvement).member("memory_improvement", t.memory_improvement);
+  w.member("memory_regression", t.memory_regression).member("red", t.red).member("regression", t.regression);
   w.end_object();
   w.end_object();
   return w.take();
@@ -149,16 +171,22 @@ std::string case_table_markdown(const std::vector<const CaseComparison*>& cases)
 std::string compare_markdown(const std::string& base_key, const std::string& target_key, const Thresholds& t,
                              const std::vector<CaseComparison>& cases, const Aggregates& aggregates) {
   std::string out = "## Compare: " + md_cell(base_key) + " → " + md_cell(target_key) + "\n\n";
-  out += "Ratio = base latency / target latency per path (< 1 = target slower). Regression: either ratio < " +
-         fixed(t.regression, 2) + " (red < " + fixed(t.red, 2) + "); improvement: either ratio > " +
-         fixed(t.improvement, 2) + ".\n\n";
+  out +=
+      "Ratio = base latency / target latency per path (< 1 = target slower). Regression: anything tracked got "
+      "worse: now slower than eager, the speedup or either latency ratio < " +
+      fixed(t.regression, 2) + " (red < " + fixed(t.red, 2) + ", or now slower than eager), compile time ratio < " +
+      fixed(t.compile_regression, 2) + ", memory compression ratio < " + fixed(t.memory_regression, 2) +
+      "; improvement: something got better (above " + fixed(t.improvement, 2) + ", compile " +
+      fixed(t.compile_improvement, 2) + ", memory " + fixed(t.memory_improvement, 2) +
+      ") and nothing worse (docs/verdicts.md).\n\n";
   out +=
       "### Aggregates\n\nGeomeans over the cases present and passing on both sides. Speedup geomean: HUD = "
       "unclipped; runner.py = clipped at 1.\n\n";
   out +=
       "| group | cases | compared | base pass rate | target pass rate | base speedup (HUD) | target speedup (HUD) | "
-      "base speedup (runner.py) | target speedup (runner.py) | inductor ratio | eager ratio | regressions | "
-      "improvements |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+      "base speedup (runner.py) | target speedup (runner.py) | inductor ratio | eager ratio | base compile s | "
+      "target compile s | base compression | target compression | regressions | improvements |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   out += aggregate_row("overall", aggregates.overall);
   for (const auto& [suite, g] : aggregates.by_suite) out += aggregate_row(suite, g);
   for (const auto& [key, g] : aggregates.by_suite_dtype_mode) {
@@ -177,13 +205,14 @@ std::string compare_markdown(const std::string& base_key, const std::string& tar
 std::string compare_csv(const std::vector<CaseComparison>& cases) {
   std::string out =
       "suite,dtype,mode,config,model,base_speedup,target_speedup,inductor_ratio,eager_ratio,"
-      "status_change,verdict,severity,moved\n";
+      "status_change,verdict,severity,moved,compile_ratio,memory_ratio,changes\n";
   for (const auto& c : cases) {
     out += csv_cell(c.key.suite) + "," + csv_cell(c.key.dtype) + "," + csv_cell(c.key.mode) + "," +
            csv_cell(c.key.config) + "," + csv_cell(c.key.model) + "," + speedup_text(c.base) + "," +
            speedup_text(c.target) + "," + fixed(c.inductor_ratio, 6) + "," + fixed(c.eager_ratio, 6) + "," +
            c.status_change + "," + std::string(to_string(c.verdict)) + "," + c.severity + "," +
-           csv_cell(join(c.moved, "; ")) + "\n";
+           csv_cell(join(c.moved, "; ")) + "," + fixed(c.compile_ratio, 6) + "," + fixed(c.memory_ratio, 6) + "," +
+           csv_cell(change_names(c.changes)) + "\n";
   }
   return out;
 }

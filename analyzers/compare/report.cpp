@@ -81,12 +81,16 @@ std::string geomean_table(const Aggregates& a) {
   std::string out =
       "| group | compared | inductor ratio | eager ratio | base speedup (HUD, unclipped) | "
       "target speedup (HUD, unclipped) | base speedup (runner.py, clipped at 1) | "
-      "target speedup (runner.py, clipped at 1) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+      "target speedup (runner.py, clipped at 1) | base compile s (mean) | target compile s (mean) | "
+      "base memory compression (geomean) | target memory compression (geomean) |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   auto row = [&](const std::string& label, const GroupAggregate& g) {
     out += "| " + md_cell(label) + " | " + std::to_string(g.compared) + " | " + fixed(g.geomean_inductor_ratio) +
            " | " + fixed(g.geomean_eager_ratio) + " | " + fixed(g.base.geomean_speedup_unclipped) + " | " +
            fixed(g.target.geomean_speedup_unclipped) + " | " + fixed(g.base.geomean_speedup_clipped) + " | " +
-           fixed(g.target.geomean_speedup_clipped) + " |\n";
+           fixed(g.target.geomean_speedup_clipped) + " | " + fixed(g.base.mean_compilation_s, 1) + " | " +
+           fixed(g.target.mean_compilation_s, 1) + " | " + fixed(g.base.geomean_compression_ratio, 2) + " | " +
+           fixed(g.target.geomean_compression_ratio, 2) + " |\n";
   };
   row("overall", a.overall);
   for (const auto& [suite, g] : a.by_suite) row(suite, g);
@@ -186,20 +190,30 @@ std::string regression_report_title(const model::RunRecord& base, const model::R
 std::string regression_report_markdown(const model::RunRecord& base, const model::RunRecord& target,
                                        const std::vector<CaseComparison>& cases, const Aggregates& aggregates,
                                        const Thresholds& t) {
-  std::vector<const CaseComparison*> regressions, inductor_path, eager_path, new_failed;
+  std::vector<const CaseComparison*> regressions, slower_than_eager, speedup, inductor_path, eager_path, compile_time,
+      memory, new_failed;
+  const auto has = [](const CaseComparison& c, Change ch) {
+    return std::find(c.changes.begin(), c.changes.end(), ch) != c.changes.end();
+  };
   for (const auto& c : cases) {
     if (c.verdict == Verdict::new_failed) new_failed.push_back(&c);
     if (c.verdict != Verdict::regression) continue;
     regressions.push_back(&c);
-    if (c.inductor_ratio && *c.inductor_ratio < t.regression) inductor_path.push_back(&c);
-    if (c.eager_ratio && *c.eager_ratio < t.regression) eager_path.push_back(&c);
+    if (has(c, Change::newly_slower_than_eager)) slower_than_eager.push_back(&c);
+    if (has(c, Change::speedup_dropped) && !has(c, Change::compiled_slower)) speedup.push_back(&c);
+    if (has(c, Change::compiled_slower)) inductor_path.push_back(&c);
+    if (has(c, Change::eager_slower)) eager_path.push_back(&c);
+    if (has(c, Change::compile_slower)) compile_time.push_back(&c);
+    if (has(c, Change::memory_worse)) memory.push_back(&c);
   }
   auto worst_first = [](const CaseComparison* a, const CaseComparison* b) {
     const double ra = std::min(a->inductor_ratio.value_or(1), a->eager_ratio.value_or(1));
     const double rb = std::min(b->inductor_ratio.value_or(1), b->eager_ratio.value_or(1));
     return ra < rb || (ra == rb && a->key < b->key);
   };
-  for (auto* list : {&inductor_path, &eager_path}) std::stable_sort(list->begin(), list->end(), worst_first);
+  for (auto* list : {&slower_than_eager, &speedup, &inductor_path, &eager_path}) {
+    std::stable_sort(list->begin(), list->end(), worst_first);
+  }
 
   auto run_line = [](const char* role, const model::RunRecord& r) {
     std::string s = fmt::format("- {}: `{}`", role, r.meta.key);
@@ -211,13 +225,19 @@ std::string regression_report_markdown(const model::RunRecord& base, const model
   out += run_line("Baseline", base) + run_line("Target", target);
   out += fmt::format(
       "- Method (torch-xpu-ops perf_comparison.py): ratio = baseline latency / target latency for the "
-      "inductor path and for the eager path (< 1 = target slower); regression when either ratio < {} "
-      "(red below {}), improvement above {}.\n",
-      fixed(t.regression, 2), fixed(t.red, 2), fixed(t.improvement, 2));
+      "inductor path and for the eager path (< 1 = target slower); a case regressed when anything tracked got "
+      "worse (docs/verdicts.md): it became slower than eager, the speedup or either ratio < {} (red below {}), "
+      "compile time ratio < {}, memory compression ratio < {}; improvement only when something got better and "
+      "nothing worse.\n",
+      fixed(t.regression, 2), fixed(t.red, 2), fixed(t.compile_regression, 2), fixed(t.memory_regression, 2));
   out += verdict_counts(aggregates.overall);
   out += "\n### Geomeans (cases present and passing on both sides)\n\n" + geomean_table(aggregates) + "\n";
+  out += section("Now slower than eager (speedup was >= 1, is < 1)", slower_than_eager);
+  out += section("Speedup lost while the compiled path held (eager got faster, inductor did not follow)", speedup);
   out += section("Inductor-path regressions (compiled got slower)", inductor_path);
   out += section("Eager-path regressions (eager got slower)", eager_path);
+  out += section("Compile-time regressions (compiles slower)", compile_time);
+  out += section("Memory regressions (peak-memory compression ratio down)", memory);
   out += pattern_sections("Regressions sharing one model across dtypes", "model_across_dtypes", regressions);
   out += pattern_sections("Regressions in one family of models", "family", regressions);
   out += section("New failures", new_failed);

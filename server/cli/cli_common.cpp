@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,41 @@ void add_format_options(CLI::App& app, std::string& format, bool& json, const st
       ->check(CLI::IsMember(offered))
       ->capture_default_str();
   app.add_flag("--json", json, "the same as --format json");
+}
+
+void add_verdict_threshold_options(CLI::App& app, ThresholdTexts& texts, const std::string& help_prefix) {
+  const analyzers::compare::Thresholds defaults;
+  const std::pair<const char*, double> help[] = {
+      {"the speedup or either latency ratio below this is worse", defaults.regression},
+      {"a worse ratio below this (or now slower than eager) is red", defaults.red},
+      {"the speedup or either latency ratio above this is better", defaults.improvement},
+      {"base / target compile seconds below this: compile time worse", defaults.compile_regression},
+      {"base / target compile seconds above this: compile time better", defaults.compile_improvement},
+      {"target / base memory compression ratio below this: memory worse", defaults.memory_regression},
+      {"target / base memory compression ratio above this: memory better", defaults.memory_improvement}};
+  static_assert(std::size(help) == std::size(analyzers::compare::kThresholdNames));
+  for (std::size_t i = 0; i < std::size(help); ++i) {
+    std::string flag = std::string("--") + analyzers::compare::kThresholdNames[i];
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    std::ostringstream value;
+    value << help[i].second;
+    app.add_option(flag, texts[analyzers::compare::kThresholdNames[i]], help_prefix + help[i].first)
+        ->type_name("X")
+        ->default_str(value.str());
+  }
+}
+
+analyzers::compare::Thresholds verdict_thresholds(const ThresholdTexts& texts) {
+  auto parsed = analyzers::compare::parse_thresholds([&](std::string_view name) -> std::string {
+    const auto it = texts.find(name);
+    return it == texts.end() ? std::string() : it->second;
+  });
+  if (!parsed) {
+    std::string flag = parsed.error().column;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    usage_error(flag.empty() ? "regression" : flag, parsed.error().message);
+  }
+  return *parsed;
 }
 
 server::Format chosen_format(const std::string& format, bool json) {

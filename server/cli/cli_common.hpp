@@ -4,11 +4,13 @@
 // opening the store, a transaction, the table format).
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "analyzers/compare/case_compare.hpp"
 #include "common/result.hpp"
 #include "schema/sqlite.hpp"
 #include "schema/store.hpp"
@@ -61,6 +63,12 @@ void add_format_options(CLI::App& app, std::string& format, bool& json, const st
 server::Format chosen_format(const std::string& format, bool json);
 // --threshold X (a number > 0), default 1.0.
 CLI::Option* add_threshold_option(CLI::App& app, double& threshold, const std::string& what);
+// The verdict thresholds of compare and report (docs/verdicts.md), one flag each (--regression, --red, ...,
+// --memory-improvement), kept as text by name until analyzers::compare::parse_thresholds reads them.
+using ThresholdTexts = std::map<std::string, std::string, std::less<>>;
+void add_verdict_threshold_options(CLI::App& app, ThresholdTexts& texts, const std::string& help_prefix);
+// The thresholds the flags gave (the defaults for the rest); a usage error naming the flag for a bad one.
+analyzers::compare::Thresholds verdict_thresholds(const ThresholdTexts& texts);
 
 // Opens the store, creating the database (and its directory) when missing: for the commands that write.
 Result<schema::Store> open_store(const std::string& path);

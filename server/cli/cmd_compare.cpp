@@ -1,5 +1,5 @@
 // perftriage compare --target KEY [--base KEY|previous|TAG] [--format md|csv|json | --json] [--db PATH]
-//                    [--regression 0.9] [--red 0.8] [--improvement 1.1]
+//                    [--regression 0.9] [--red 0.8] [--improvement 1.1] [--compile-regression 0.8] ...
 // The table of GET /api/v1/compare (server/app/tables.hpp).
 #include <memory>
 #include <ostream>
@@ -16,7 +16,8 @@ namespace cmp = analyzers::compare;
 
 // --base, --target and the thresholds, shared with `report --kind regressions`.
 struct CompareOptions {
-  std::string db, base = "previous", target, format, regression, red, improvement;
+  std::string db, base = "previous", target, format;
+  ThresholdTexts thresholds;
   bool json = false;
 };
 
@@ -38,14 +39,10 @@ void add_compare(const Command& cmd) {
                  "the run to compare with: a key, previous (the platform's run before the "
                  "target) or a tag (its latest run)")
       ->capture_default_str();
-  app.add_option("--regression", o->regression, "a case regressed when either latency ratio is below this")
-      ->default_str("0.9");
-  app.add_option("--red", o->red, "a regression is red below this")->default_str("0.8");
-  app.add_option("--improvement", o->improvement, "a case improved when either ratio is above this")
-      ->default_str("1.1");
+  add_verdict_threshold_options(app, o->thresholds, "");
   add_format_options(app, o->format, o->json, "md");
   cmd.on_run([o, io = cmd.io] {
-    const auto thresholds = or_usage(cmp::parse_thresholds(o->regression, o->red, o->improvement), "");
+    const auto thresholds = verdict_thresholds(o->thresholds);
     return [o, io, thresholds] { return compare(*o, thresholds, io); };
   });
 }

@@ -1,5 +1,5 @@
 // perftriage report --run KEY [--kind slow] [--threshold 1.0] [--db PATH]
-// perftriage report --target KEY [--base KEY|previous|TAG] --kind regressions [--regression --red --improvement]
+// perftriage report --target KEY [--base KEY|previous|TAG] --kind regressions [--regression --red ... thresholds]
 // The bodies of GET /api/v1/runs/{key}/report.md and /api/v1/report.md (server/app/slow_report.hpp). --kind
 // defaults to slow with --run, to regressions with --target.
 #include <memory>
@@ -16,7 +16,8 @@ namespace {
 namespace cmp = analyzers::compare;
 
 struct ReportOptions {
-  std::string db, run, base = "previous", target, kind, format, regression, red, improvement;
+  std::string db, run, base = "previous", target, kind, format;
+  ThresholdTexts thresholds;
   double threshold = 1.0;
 };
 
@@ -58,15 +59,13 @@ void add_report(const Command& cmd) {
   add_threshold_option(app, o->threshold, "slow: a case is slow when 0 < speedup < this");
   app.add_option("--target", o->target, "regressions: the run to judge");
   app.add_option("--base", o->base, "regressions: a key, previous or a tag")->capture_default_str();
-  app.add_option("--regression", o->regression, "regressions: either latency ratio below this")->default_str("0.9");
-  app.add_option("--red", o->red, "regressions: red below this")->default_str("0.8");
-  app.add_option("--improvement", o->improvement, "regressions: either ratio above this")->default_str("1.1");
+  add_verdict_threshold_options(app, o->thresholds, "regressions: ");
   app.add_option("--format", o->format, "md, the only format of a report")
       ->check(CLI::IsMember({"md"}))
       ->default_str("md");
   cmd.on_run([o, io = cmd.io] {
     o->kind = kind_of(*o);
-    const auto thresholds = or_usage(cmp::parse_thresholds(o->regression, o->red, o->improvement), "");
+    const auto thresholds = verdict_thresholds(o->thresholds);
     return [o, io, thresholds] { return report(*o, thresholds, io); };
   });
 }

@@ -23,7 +23,7 @@ std::vector<std::string> compare_scopes(const Comparison& c, const std::string& 
 Result<ApiResponse> get_compare(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const Format format, parse_format(req.q("format"), Format::json));
   PT_ASSIGN(const auto thresholds,
-            analyzers::compare::parse_thresholds(req.q("regression"), req.q("red"), req.q("improvement")));
+            analyzers::compare::parse_thresholds([&](std::string_view n) { return req.q(std::string(n)); }));
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(const auto comparison, compare_runs(*store, req.q("base", "previous"), req.q("target"), thresholds));
   auto table = render_comparison(comparison, thresholds, format);
@@ -35,8 +35,10 @@ Result<ApiResponse> get_compare(const ApiRequest& req, AppContext& app) {
 }  // namespace
 
 void register_compare_routes(Router& router) {
-  router.add("GET", "/api/v1/compare", get_compare,
-             RouteOptions{}.params({"base", "target", "format", "regression", "red", "improvement"}));
+  router.add(
+      "GET", "/api/v1/compare", get_compare,
+      RouteOptions{}.params({"base", "target", "format", "regression", "red", "improvement", "compile_regression",
+                             "compile_improvement", "memory_regression", "memory_improvement"}));
 }
 
 }  // namespace perftriage::server

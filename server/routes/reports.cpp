@@ -36,7 +36,7 @@ Result<ApiResponse> get_report(const ApiRequest& req, AppContext& app) {
   }
   PT_TRY(parse_format(req.q("format"), Format::md, {Format::md}));
   PT_ASSIGN(const auto thresholds,
-            analyzers::compare::parse_thresholds(req.q("regression"), req.q("red"), req.q("improvement")));
+            analyzers::compare::parse_thresholds([&](std::string_view n) { return req.q(std::string(n)); }));
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto body, regression_report(*store, req.q("base", "previous"), req.q("target"), thresholds));
   return answer(render_report(std::move(body)));
@@ -47,8 +47,9 @@ Result<ApiResponse> get_report(const ApiRequest& req, AppContext& app) {
 void register_report_routes(Router& router) {
   router.add("GET", "/api/v1/runs/{key}/report.md", get_run_report, RouteOptions{}.params({"threshold", "format"}));
   router.add("GET", "/api/v1/report.md", get_report,
-             RouteOptions{}.params(
-                 {"kind", "base", "target", "run", "threshold", "regression", "red", "improvement", "format"}));
+             RouteOptions{}.params({"kind", "base", "target", "run", "threshold", "regression", "red", "improvement",
+                                    "compile_regression", "compile_improvement", "memory_regression",
+                                    "memory_improvement", "format"}));
 }
 
 }  // namespace perftriage::server

@@ -299,7 +299,7 @@ async function main() {
   }
   await page.setViewportSize({ width: 1400, height: 1000 });
 
-  // --- Compare: a speedup that went up because eager got slower says so and is no plain regression/improvement ---
+  // --- Compare: a speedup that went up because eager got slower says so; colours follow the server's verdicts ---
   step = 'compare eager slowed';
   const pair = 'base=bmg-release-2.12&target=bmg-release-2.13';
   await go(`#/compare?${pair}&verdict=all`);
@@ -321,12 +321,20 @@ async function main() {
       assert.ok(row, `${key(c)} is listed`);
       assert.equal(row.note, `speedup up because eager slowed: eager ${ms(c.base_eager_ms)}→${ms(c.target_eager_ms)} ms, ` +
         `inductor ${ms(c.base_compiled_ms)}→${ms(c.target_compiled_ms)} ms`, `${key(c)} says why its speedup went up`);
-      assert.doesNotMatch(row.cls, /\bbad\b/, `${key(c)} is not marked as a plain regression`);
-      assert.doesNotMatch(row.pill, /\b(bad|good)\b/, `${key(c)}'s verdict is not a plain regression or improvement`);
+      // eager getting slower is a worse change: the server calls the case a regression, and the page agrees
+      assert.equal(c.verdict, 'regression', `${key(c)}: the server's verdict`);
+      assert.ok(c.changes.some((x) => x.change === 'eager_slower' && x.worse), `${key(c)}: eager_slower is a worse change`);
+      assert.match(row.pill, /\bbad\b/, `${key(c)}'s pill is the regression's`);
     }
-    for (const c of data.cases.filter((x) => x.verdict === 'regression' && !slowedEager.includes(x))) {
+    for (const c of data.cases) {
       const row = shown.get(key(c));
-      assert.ok(row && /\bbad\b/.test(row.cls) && row.note === null, `${key(c)}: a plain regression stays red, without a note`);
+      assert.ok(row, `${key(c)} is listed`);
+      const want = c.verdict === 'regression' ? 'bad' : c.verdict === 'improvement' ? 'good' : null;
+      if (want) assert.match(row.pill, new RegExp(`\\b${want}\\b`), `${key(c)}: ${c.verdict} is coloured ${want}`);
+      else assert.doesNotMatch(row.pill, /\b(bad|good)\b/, `${key(c)}: ${c.verdict} is neither red nor green`);
+      if (!slowedEager.includes(c)) assert.equal(row.note, null, `${key(c)}: no eager note`);
+      // A case that became slower than eager is never called an improvement.
+      if (c.changes.some((x) => x.change === 'newly_slower_than_eager')) assert.equal(c.verdict, 'regression', key(c));
     }
   });
 

@@ -23,13 +23,16 @@ constexpr const char* TB = "torchbench";
 // base                                      target
 // A  hf  2.0 @ 10 ms (eager 20)             2.0 @ 10 ms (eager 20)          ratios 1 / 1        unchanged
 // B  hf  0.5 @ 40 ms (eager 20)             0.4 @ 50 ms (eager 20)          0.8 / 1             regression (yellow)
-// C  hf  1.5 @ 20 ms (eager 30)             1.0 @ 20 ms (eager 20)          1 / 1.5             improvement (eager)
+// C  hf  1.5 @ 20 ms (eager 30)             1.0 @ 20 ms (eager 20)          1 / 1.5             regression (red): the
+//                                                                           speedup dropped to 0.667, eager got faster
+//                                                                           and the compiled path did not follow
 // D  hf  1.2 @ 10 ms                        0 (failed)                                          new_failed
 // E  hf  1.1 @ 10 ms                        -                                                   missing
 // F  hf  -                                  1.3 @ 10 ms                                         new
 // G  hf  3.0 @ 10 ms, accuracy pass         3.0 @ 10 ms, fail_accuracy                          new_failed
 // H  tb  0.8 @ 10 ms (eager 8)              1.6 @ 5 ms (eager 8)            2 / 1               improvement
-// I  tb  1.25 @ 8 ms (eager 10)             0.625 @ 16 ms (eager 10)        0.5 / 1             regression (red)
+// I  tb  1.25 @ 8 ms (eager 10)             0.625 @ 16 ms (eager 10)        0.5 / 1             regression (red): now
+//                                                                                               slower than eager
 std::vector<model::ResultRecord> base_run() {
   return {perf(HF, "bfloat16", "inference", "ModelA", 2.0, 10, 40),
           perf(HF, "bfloat16", "inference", "ModelB", 0.5, 40, 30),
@@ -77,16 +80,17 @@ TEST(CompareCases, GoldenTable) {
 
   const auto& b = find(cases, "ModelB");
   EXPECT_EQ(b.verdict, Verdict::regression);
-  EXPECT_DOUBLE_EQ(*b.inductor_ratio, 0.8);  // 40 / 50
-  EXPECT_NEAR(*b.eager_ratio, 1.0, 1e-12);   // 20 / 20
-  EXPECT_EQ(b.severity, "yellow");           // 0.8 is not below 0.8
-  EXPECT_EQ(b.moved, std::vector<std::string>{"compiled got slower"});
+  EXPECT_DOUBLE_EQ(*b.inductor_ratio, 0.8);                                                  // 40 / 50
+  EXPECT_NEAR(*b.eager_ratio, 1.0, 1e-12);                                                   // 20 / 20
+  EXPECT_EQ(b.severity, "yellow");                                                           // 0.8 is not below 0.8
+  EXPECT_EQ(b.moved, (std::vector<std::string>{"speedup dropped", "compiled got slower"}));  // 0.4 / 0.5 = 0.8
 
   const auto& c = find(cases, "ModelC");
-  EXPECT_EQ(c.verdict, Verdict::improvement);
-  EXPECT_DOUBLE_EQ(*c.eager_ratio, 1.5);  // 30 / 20
-  EXPECT_EQ(c.moved, std::vector<std::string>{"eager got faster"});
-  EXPECT_NEAR(*c.speedup_ratio(), 1.0 / 1.5, 1e-12);  // the speedup dropped because eager got faster
+  EXPECT_EQ(c.verdict, Verdict::regression);  // a faster eager the compiled path did not follow is no improvement
+  EXPECT_EQ(c.severity, "red");               // the speedup ratio 0.667 is below 0.8
+  EXPECT_DOUBLE_EQ(*c.eager_ratio, 1.5);      // 30 / 20
+  EXPECT_EQ(c.moved, (std::vector<std::string>{"speedup dropped", "eager got faster"}));
+  EXPECT_NEAR(*c.speedup_ratio(), 1.0 / 1.5, 1e-12);
 
   const auto& d = find(cases, "ModelD");
   EXPECT_EQ(d.verdict, Verdict::new_failed);
@@ -105,12 +109,13 @@ TEST(CompareCases, GoldenTable) {
   const auto& h = find(cases, "tb_a");
   EXPECT_EQ(h.verdict, Verdict::improvement);
   EXPECT_DOUBLE_EQ(*h.inductor_ratio, 2.0);
-  EXPECT_EQ(h.moved, std::vector<std::string>{"compiled got faster"});
+  EXPECT_EQ(h.moved, (std::vector<std::string>{"no longer slower than eager", "speedup rose", "compiled got faster"}));
 
   const auto& i = find(cases, "tb_b");
   EXPECT_EQ(i.verdict, Verdict::regression);
   EXPECT_DOUBLE_EQ(*i.inductor_ratio, 0.5);  // 8 / 16
   EXPECT_EQ(i.severity, "red");
+  EXPECT_EQ(i.changes.front(), Change::newly_slower_than_eager);
 }
 
 TEST(CompareAggregates, GoldenOverallInBothConventions) {
@@ -141,9 +146,9 @@ TEST(CompareAggregates, GoldenOverallInBothConventions) {
   // Peak memory only measured for tb_a: 4 / 2.
   EXPECT_EQ(o.peak_memory_cases, 1);
   EXPECT_DOUBLE_EQ(*o.peak_memory_ratio, 2.0);
-  EXPECT_EQ(o.regressions, 2);
-  EXPECT_EQ(o.red, 1);
-  EXPECT_EQ(o.improvements, 2);
+  EXPECT_EQ(o.regressions, 3);   // B, C, tb_b
+  EXPECT_EQ(o.red, 2);           // C, tb_b
+  EXPECT_EQ(o.improvements, 1);  // tb_a
   EXPECT_EQ(o.unchanged, 1);
   EXPECT_EQ(o.new_failed, 2);
   EXPECT_EQ(o.missing, 1);
@@ -186,10 +191,11 @@ TEST(CompareAggregates, GeomeanOfKnownValues) {
 TEST(CompareCases, ThresholdsAreConfigurable) {
   const Thresholds t{0.75, 0.5, 1.6};
   const auto cases = compare_cases(base_run(), target_run(), t);
-  EXPECT_EQ(find(cases, "ModelB").verdict, Verdict::unchanged);  // 0.8 is above 0.75
-  EXPECT_EQ(find(cases, "ModelC").verdict, Verdict::unchanged);  // 1.5 is below 1.6
-  EXPECT_EQ(find(cases, "tb_b").severity, "yellow");             // 0.5 is not below 0.5
-  EXPECT_EQ(find(cases, "tb_a").verdict, Verdict::improvement);  // 2 > 1.6
+  EXPECT_EQ(find(cases, "ModelB").verdict, Verdict::unchanged);   // 0.8 is above 0.75
+  EXPECT_EQ(find(cases, "ModelC").verdict, Verdict::regression);  // the speedup ratio 0.667 is below 0.75 ...
+  EXPECT_EQ(find(cases, "ModelC").severity, "yellow");            // ... and not below 0.5
+  EXPECT_EQ(find(cases, "tb_b").severity, "red");                 // 0.5 is not below 0.5, but it lost its lead
+  EXPECT_EQ(find(cases, "tb_a").verdict, Verdict::improvement);   // 2 > 1.6
 }
 
 TEST(CompareCases, FailingOnBothSidesIsUnchangedWithoutStatusChange) {
@@ -296,7 +302,7 @@ TEST(CompareRender, CsvHasOneLinePerCase) {
   const auto csv = compare_csv(cases);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 10);
   EXPECT_NE(csv.find("huggingface,bfloat16,inference,,ModelB,0.500000,0.400000,0.800000,1.000000,,regression,yellow,"
-                     "compiled got slower\n"),
+                     "speedup dropped; compiled got slower,1.000000,,speedup_dropped compiled_slower\n"),
             std::string::npos)
       << csv;
 }
@@ -307,11 +313,12 @@ TEST(CompareRender, MarkdownListsOnlyChangedCases) {
   EXPECT_NE(md.find("### Changed cases (8 of 9; unchanged cases omitted)"), std::string::npos) << md;
   EXPECT_EQ(md.find("| ModelA |"), std::string::npos);
   EXPECT_NE(md.find("| torchbench | float32 | training | tb_b | 1.250000 | 0.625000 | 0.5000 | 1.0000 | "
-                    "regression (red) | compiled got slower |"),
+                    "regression (red) | now slower than eager, speedup dropped, compiled got slower |"),
             std::string::npos)
       << md;
   EXPECT_NE(
-      md.find("| overall | 9 | 5 | 100.0% | 75.0% | 1.0845 | 0.9564 | 1.3026 | 1.2619 | 0.9564 | 1.0845 | 2 | 2 |"),
+      md.find("| overall | 9 | 5 | 100.0% | 75.0% | 1.0845 | 0.9564 | 1.3026 | 1.2619 | 0.9564 | 1.0845 | 26.7 | 40.0 "
+              "|  |  | 3 | 1 |"),
       std::string::npos)
       << md;
 }

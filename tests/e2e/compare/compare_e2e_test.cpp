@@ -1,6 +1,8 @@
 // End-to-end: the real binary serves compare, history, backlog and the report bodies; the CLI reads the same DB.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -188,9 +190,33 @@ TEST_F(CompareE2E, SlowReportOfAnUnknownRunIs404) {
 TEST_F(CompareE2E, RegressionReport) {
   auto r = call("GET", "/api/v1/report.md?base=bmg-2.12&target=bmg-2.13&kind=regressions");
   ASSERT_EQ(r.status, 200u) << r.body;
-  EXPECT_EQ(r.body.substr(0, r.body.find('\n')), "[BMG] 2 E2E inductor performance regressions: release 2.13 vs 2.12");
+  // ModelB and tb_b got slower on the compiled path; ModelC's eager got faster and its speedup fell 1.5 -> 1.0.
+  EXPECT_EQ(r.body.substr(0, r.body.find('\n')), "[BMG] 3 E2E inductor performance regressions: release 2.13 vs 2.12");
   EXPECT_NE(r.body.find("## Inductor-path regressions (compiled got slower): 2"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("## Now slower than eager (speedup was >= 1, is < 1): 1"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("## Speedup lost while the compiled path held (eager got faster, inductor did not follow): 1"),
+            std::string::npos)
+      << r.body;
   EXPECT_NE(r.body.find("## New failures: 2"), std::string::npos) << r.body;
+}
+
+// The compile-time and memory thresholds are query parameters like the others, checked the same way.
+TEST_F(CompareE2E, CompileTimeThresholdsComeFromTheQuery) {
+  const auto strict = get_json("/api/v1/compare?base=bmg-2.12&target=bmg-2.13&compile_regression=0.95");
+  const auto model_a = std::find_if(strict["cases"].begin(), strict["cases"].end(),
+                                    [](const json& c) { return c["model"] == "ModelA"; });
+  ASSERT_NE(model_a, strict["cases"].end());
+  EXPECT_EQ((*model_a)["verdict"], "regression") << *model_a;  // compile 40 s -> 50 s: 0.8 < 0.95
+  EXPECT_EQ((*model_a)["changes"][0]["change"], "compile_slower") << *model_a;
+  EXPECT_DOUBLE_EQ(strict["thresholds"]["compile_regression"].get<double>(), 0.95);
+  const auto by_default = get_json("/api/v1/compare?base=bmg-2.12&target=bmg-2.13");
+  for (const auto& c : by_default["cases"]) {
+    if (c["model"] == "ModelA") EXPECT_EQ(c["verdict"], "unchanged") << c;  // 0.8 is not below 0.8
+  }
+  EXPECT_EQ(get_json("/api/v1/compare?target=bmg-2.13&compile_regression=2", 400)["error"]["code"], "bad_thresholds");
+  const auto bad = get_json("/api/v1/compare?target=bmg-2.13&memory_regression=x", 400);
+  EXPECT_EQ(bad["error"]["code"], "bad_threshold");
+  EXPECT_EQ(bad["error"]["column"], "memory_regression");
 }
 
 TEST_F(CompareE2E, ReportRejectsAnUnknownKind) {
@@ -207,7 +233,11 @@ TEST_F(CompareE2E, CliCompareAndReports) {
   EXPECT_EQ(out.substr(0, out.find('\n')),
             "[BMG] PyTorch 2.12 performance cases where inductor is slower than eager (speedup < 1)");
   ASSERT_EQ(cli("report --base bmg-2.12 --target bmg-2.13 --kind regressions", out), 0);
-  EXPECT_EQ(out.substr(0, out.find('\n')), "[BMG] 2 E2E inductor performance regressions: release 2.13 vs 2.12");
+  EXPECT_EQ(out.substr(0, out.find('\n')), "[BMG] 3 E2E inductor performance regressions: release 2.13 vs 2.12");
+  ASSERT_EQ(cli("report --base bmg-2.12 --target bmg-2.13 --kind regressions --compile-regression 0.95", out), 0);
+  EXPECT_EQ(out.substr(0, out.find('\n')), "[BMG] 4 E2E inductor performance regressions: release 2.13 vs 2.12");
+  EXPECT_NE(out.find("## Compile-time regressions (compiles slower): 1"), std::string::npos) << out;
+  EXPECT_EQ(cli("compare --target bmg-2.13 --memory-regression 2", out), 2) << out;  // not below memory_improvement
 }
 
 TEST_F(CompareE2E, CliRefusesBadUsage) {
