@@ -12,8 +12,10 @@ import { comparePage } from './page-compare.js';
 import { issuesPage } from './page-issues.js';
 import { overviewPage } from './page-overview.js';
 import { runPage } from './page-run.js';
+import { trendsPage } from './page-trends.js';
 
-const pages = { overview: overviewPage, run: runPage, compare: comparePage, case: casePage, backlog: backlogPage, issues: issuesPage };
+const pages = { overview: overviewPage, trends: trendsPage, run: runPage, compare: comparePage, case: casePage, backlog: backlogPage,
+  issues: issuesPage };
 
 // Readiness signal for people and tests: every render gets a new generation, published on <html data-generation>
 // synchronously before anything is awaited; its view carries the same generation, the hash it renders and

@@ -87,25 +87,49 @@ function yGrid(g, ticks, y, x1, x2) {
   }
 }
 
-function seriesPath(s, x, y) {
+// A gap (null) breaks the line, unless `connect`: then the line joins the points on either side (series sampled on
+// another series' x, such as two platforms' runs on one date axis).
+function seriesPath(s, x, y, connect) {
   let d = '';
   s.values.forEach((v, i) => {
-    if (!present(v)) { d += ' '; return; }
+    if (!present(v)) { if (!connect) d += ' '; return; }
     d += `${d && !d.endsWith(' ') ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
   });
   return svg('path', { d: d.trim(), fill: 'none', stroke: s.color, 'stroke-width': 1.8 });
 }
 
-// Line chart of several series over the same x (run index). series: [{name, color, values: [number|null]}]
-export function lineChart(labels, series, { width = 640, height = 220, refLine = null, yLabel = '' } = {}) {
+// The y range with a margin (no point on the frame); a quantity that cannot be negative (every value >= 0: latency,
+// seconds, a rate) never gets an axis below zero.
+// A bounded quantity (a percentage) keeps its axis within `bounds` [min, max].
+function yTicks(all, refLine, bounds) {
+  const lo = Math.min(...all, refLine ?? Infinity), hi = Math.max(...all, refLine ?? -Infinity);
+  const margin = (hi - lo) * 0.04;
+  let floor = lo >= 0 ? Math.max(0, lo - margin) : lo - margin;
+  let ceil = hi + margin;
+  if (bounds) {
+    floor = Math.max(bounds[0], floor);
+    ceil = Math.min(bounds[1], ceil);
+    if (ceil - floor < 1e-12) floor = Math.max(bounds[0], ceil - (bounds[1] - bounds[0]) * 0.05);
+  }
+  const ticks = niceTicks(floor, ceil, 5);
+  if (bounds && ticks.hi > bounds[1]) {  // the nice step overshot the bound: drop the ticks past it
+    ticks.ticks = ticks.ticks.filter((t) => t <= bounds[1] + 1e-9);
+    ticks.hi = bounds[1];
+  }
+  return ticks;
+}
+
+// Line chart of several series over the same x (run index). series: [{name, color, values: [number|null],
+// titles?: [string], onclick?: (i) => void}]; a point's hover text is titles[i], else "name label: value".
+export function lineChart(labels, series, { width = 640, height = 220, refLine = null, yLabel = '', connect = false,
+  format = fmt, bounds = null } = {}) {
   const all = series.flatMap((s) => s.values).filter(present);
   const g = chartSvg(width, height, { 'aria-label': yLabel });
   const figure = el('figure', { class: 'chart' }, g,
     el('figcaption', { class: 'legend' }, series.map((s) => el('span', {}, colorSwatch(s.color), s.name))));
   if (!all.length) return figure;
   const pad = { l: 52, r: 10, t: 10, b: 34 };
-  const lo = Math.min(...all, refLine ?? Infinity), hi = Math.max(...all, refLine ?? -Infinity);
-  const ticks = niceTicks(lo - (hi - lo) * 0.04, hi + (hi - lo) * 0.04, 5);  // a margin: no point on the frame
+  const ticks = yTicks(all, refLine, bounds);
   const x = (i) => pad.l + (i * (width - pad.l - pad.r)) / Math.max(1, labels.length - 1);
   const y = (v) => height - pad.b - ((v - ticks.lo) / (ticks.hi - ticks.lo)) * (height - pad.t - pad.b);
   yGrid(g, ticks, y, pad.l, width - pad.r);
@@ -113,9 +137,12 @@ export function lineChart(labels, series, { width = 640, height = 220, refLine =
   xLabels(g, labels, x, height - pad.b + 14);
   if (refLine !== null) g.appendChild(svg('line', { class: 'ref', x1: pad.l, x2: width - pad.r, y1: y(refLine), y2: y(refLine) }));
   for (const s of series) {
-    g.appendChild(seriesPath(s, x, y));
+    g.appendChild(seriesPath(s, x, y, connect));
     s.values.forEach((v, i) => {
-      if (present(v)) g.appendChild(svg('circle', { cx: x(i), cy: y(v), r: 2.5, fill: s.color }, svg('title', { text: `${s.name} ${labels[i]}: ${fmt(v)}` })));
+      if (!present(v)) return;
+      const text = s.titles && s.titles[i] ? s.titles[i] : `${s.name} ${labels[i]}: ${format(v)}`;
+      g.appendChild(svg('circle', { cx: x(i), cy: y(v), r: 2.5, fill: s.color, 'data-value': v,
+        class: s.onclick ? 'point link' : 'point', onclick: s.onclick ? () => s.onclick(i) : null }, svg('title', { text })));
     });
   }
   return figure;

@@ -20,6 +20,7 @@ Router make_router() {
   register_triage_routes(router);
   register_explain_routes(router);
   register_dashboard_routes(router);
+  register_trend_routes(router);
   register_metrics_routes(router);
   register_openapi_routes(router);
   register_web_routes(router);

@@ -20,6 +20,7 @@ void register_outbox_routes(Router& router);
 void register_triage_routes(Router& router);
 void register_explain_routes(Router& router);
 void register_dashboard_routes(Router& router);
+void register_trend_routes(Router& router);
 void register_metrics_routes(Router& router);
 void register_openapi_routes(Router& router);
 void register_web_routes(Router& router);

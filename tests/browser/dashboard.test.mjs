@@ -252,6 +252,53 @@ async function main() {
   assert.match(await page.locator('.missing-table').innerText(), /dcgan/);
 
   // --- Compare: pick base and target, run it ---
+  // --- Trends: HUD's four metrics per suite, two platforms on one date axis, every point the API's value ---
+  step = 'trends';
+  await go('#/trends?platforms=BMG,PVC&dtype=bfloat16&mode=inference&runs=30');
+  await shot('trends');
+  await check('trends: four charts per suite with the API values, axes from zero up for what cannot be negative', async () => {
+    const api = Object.fromEntries(await Promise.all(['BMG', 'PVC'].map(async (p) =>
+      [p, await (await fetch(`${base}/api/v1/trends?platform=${p}&runs=30`)).json()])));
+    const group = (p, suite) => api[p].groups.find((g) => g.suite === suite && g.dtype === 'bfloat16' && g.mode === 'inference');
+    const suites = [...new Set(Object.values(api).flatMap((t) => t.groups)
+      .filter((g) => g.dtype === 'bfloat16' && g.mode === 'inference').map((g) => g.suite))].sort();
+    assert.ok(suites.length >= 2, `suites: ${suites}`);
+    assert.deepEqual(await page.$$eval('section.trend-suite', (ss) => ss.map((x) => x.dataset.suite)), suites);
+    assert.equal(await page.locator('section.trend-suite figure.chart').count(), suites.length * 4, 'four metrics per suite');
+    for (const suite of suites) {  // a metric no run measured says so instead of drawing an empty frame
+      const measured = ['BMG', 'PVC'].some((p) => (group(p, suite) || { points: [] }).points.some((x) => x.geomean_compression_ratio !== null));
+      const empty = await page.locator(`section.trend-suite[data-suite="${suite}"] figure.empty[data-metric="geomean_compression_ratio"]`).count();
+      assert.equal(empty, measured ? 0 : 1, `${suite}: compression ratio ${measured ? 'drawn' : 'marked not measured'}`);
+    }
+    const points = await page.$$eval('section.trend-suite figure.chart', (figs) => figs.flatMap((f) =>
+      [...f.querySelectorAll('circle.point')].map((c) => ({ suite: f.dataset.suite, metric: f.dataset.metric,
+        value: Number(c.dataset.value), title: c.querySelector('title').textContent }))));
+    const platforms = new Set();
+    for (const pt of points) {
+      const m = /^(\S+) (\S+) \((\S+)\): /.exec(pt.title);
+      assert.ok(m, `a point says its platform, day and run: ${pt.title}`);
+      const [, platform, , run] = m;
+      platforms.add(platform);
+      const want = group(platform, pt.suite).points.find((x) => x.run === run)[pt.metric] * (pt.metric === 'pass_rate' ? 100 : 1);
+      assert.ok(Math.abs(pt.value - want) < 1e-9, `${platform} ${pt.suite} ${run} ${pt.metric}: ${pt.value} vs the API's ${want}`);
+    }
+    assert.deepEqual([...platforms].sort(), ['BMG', 'PVC'], 'both platforms are drawn');
+    const apiPoints = suites.flatMap((suite) => ['BMG', 'PVC'].flatMap((p) => (group(p, suite) || { points: [] }).points
+      .flatMap((x) => ['pass_rate', 'geomean_speedup', 'mean_compilation_s', 'geomean_compression_ratio'].filter((k) => x[k] !== null))));
+    assert.equal(points.length, apiPoints.length, 'one point per measured value');
+    for (const c of (await chartTicks(page)).filter((x) => /time|rate/.test(x.name))) {
+      assert.ok((c.byAnchor.end || []).every((t) => Number(t) >= 0), `${c.name}: no tick below zero: ${c.byAnchor.end}`);
+      if (/pass rate/.test(c.name)) assert.ok((c.byAnchor.end || []).every((t) => Number(t) <= 100), `${c.name}: no tick above 100 %`);
+    }
+  });
+  await check('trends: a point opens its run', async () => {
+    const first = page.locator('section.trend-suite circle.point.link').first();
+    const run = /\((\S+)\): /.exec(await first.locator('title').textContent())[1];
+    await act(() => first.dispatchEvent('click'));  // a 2.5-unit circle: the event, not a pointer aimed at it
+    assert.ok(new URL(page.url()).hash.startsWith('#/run'), page.url());
+    assert.equal(hashParams().get('run'), run);
+  });
+
   step = 'compare';
   await go('#/compare');
   await page.selectOption('select[name="base"]', 'bmg-nightly-20260806');
@@ -290,6 +337,11 @@ async function main() {
     const charts = await chartTicks(page);
     assert.ok(charts.length >= 2, 'speedup and latency charts');
     for (const c of charts) assertRoundTicks(c.byAnchor.end || [], `${c.name} y axis`);
+  });
+  await check('the latency axis never goes below zero', async () => {
+    const latency = (await chartTicks(page)).filter((c) => /latency/.test(c.name));
+    assert.ok(latency.length >= 1, 'a latency chart');
+    for (const c of latency) assert.ok((c.byAnchor.end || []).every((t) => Number(t) >= 0), `${c.name}: ${c.byAnchor.end}`);
   });
   for (const width of [1400, 900]) {
     await check(`the case charts fit their boxes at ${width} px`, async () => {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -11,7 +12,9 @@
 #include "analyzers/compare/case_compare.hpp"
 #include "analyzers/compare/compare_render.hpp"
 #include "analyzers/compare/report.hpp"
+#include "schema/dashboard_queries.hpp"
 #include "schema/history_store.hpp"
+#include "schema/trend_queries.hpp"
 #include "server/app/comparison.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
@@ -53,6 +56,30 @@ class CompareStoreTest : public ::testing::Test {
   }
   std::optional<schema::Store> store_;
 };
+
+// HUD's four metrics of a run per group, from SQL on either backend, against the hand-computed numbers of the
+// target fixture (tests/analyzers/compare/compare_test.cpp lists its rows).
+TEST_F(CompareStoreTest, TrendMetricsOfARunFollowHudsRules) {
+  auto run = schema::dashboard::find_run(store_->db(), "bmg-2.13");
+  ASSERT_TRUE(run && *run) << (run ? "no run" : run.error().message);
+  auto metrics = schema::trends::run_metrics(store_->db(), (*run)->id);
+  ASSERT_TRUE(metrics) << metrics.error().message;
+  ASSERT_EQ(metrics->size(), 2u);
+  const auto& hf = (*metrics)[0];
+  EXPECT_EQ(hf.suite, "huggingface");
+  // A 2.0, B 0.4, C 1.0, D failed, F 1.3, G 3.0 with fail_accuracy: 4 of 6 pass.
+  EXPECT_EQ(hf.rows, 6);
+  EXPECT_EQ(hf.passing, 4);
+  EXPECT_NEAR(*hf.pass_rate(), 4.0 / 6.0, 1e-12);
+  EXPECT_NEAR(*hf.geomean_speedup(), std::pow(2.0 * 0.4 * 1.0 * 1.3, 0.25), 1e-9);
+  EXPECT_NEAR(*hf.mean_compilation_s(), 40.0, 1e-9);  // A 50 s, B 30 s; C and F did not measure it
+  EXPECT_FALSE(hf.geomean_compression_ratio());       // XPU zeros: not measured
+  const auto& tb = (*metrics)[1];
+  EXPECT_EQ(tb.suite, "torchbench");
+  EXPECT_EQ(tb.passing, 2);
+  EXPECT_NEAR(*tb.geomean_speedup(), 1.0, 1e-9);  // 1.6 x 0.625
+  EXPECT_FALSE(tb.mean_compilation_s());
+}
 
 // The server folds rows into cases as SQLite returns them, one record refilled per row: the same answer, byte for
 // byte, as comparing the two runs' rows held in vectors (a field left over from the previous row would show here).
