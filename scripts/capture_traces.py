@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""capture_traces.py OUT_DIR — record real traces and compile logs of the three slow-case causes.
+"""capture_traces.py [--device xpu|cuda] OUT_DIR — record real traces and compile logs of the three slow-case causes.
 
-Needs: an NVIDIA GPU, PyTorch >= 2.4 with CUDA, transformers. Downloads nothing: every model is random-initialised
-from a config. Writes into OUT_DIR (gzipped, each kept <= 2 MB by trimming the profiled steps):
+Needs: an Intel GPU with PyTorch's XPU build (--device xpu, the default when torch.xpu is available) or an NVIDIA GPU
+with CUDA (--device cuda), PyTorch >= 2.4 (2.5 for XPU profiling), transformers. Downloads nothing: every model is
+random-initialised from a config. Writes into OUT_DIR (gzipped, each kept <= 2 MB by trimming the profiled steps):
 
   bert_sdpa_math_eager.json.gz       BERT-style encoder, SDPA forced to the math backend, eager      -> attention math_fallback
   bert_sdpa_flash_eager.json.gz      same, SDPA forced to flash, eager                                 -> attention fused
@@ -15,6 +16,7 @@ from a config. Writes into OUT_DIR (gzipped, each kept <= 2 MB by trimming the p
 
 The graph-break part runs in a child process so TORCH_LOGS / TORCH_TRACE are set before torch is imported.
 """
+import argparse
 import gzip
 import json
 import os
@@ -24,6 +26,20 @@ import sys
 import tempfile
 
 MAX_BYTES = 2 * 1024 * 1024
+DEVICE = "xpu"  # set by main(): every tensor, synchronize and profiler activity follows it
+
+
+def accelerator():
+    """torch.xpu or torch.cuda: the module with synchronize() and get_device_name() for DEVICE."""
+    import torch
+
+    return getattr(torch, DEVICE)
+
+
+def activities():
+    from torch.profiler import ProfilerActivity
+
+    return [ProfilerActivity.CPU, ProfilerActivity.XPU if DEVICE == "xpu" else ProfilerActivity.CUDA]
 
 EXPECTED = {
     "bert_sdpa_math_eager.json.gz": {"attention": "math_fallback"},
@@ -43,18 +59,17 @@ def gzip_file(src, dst):
 
 
 def profile(fn, steps, path, warmup=3):
-    """Runs fn warmup times, then profiles `steps` calls (CPU + CUDA) and writes a gzipped Chrome trace."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile as tprofile, schedule
+    """Runs fn warmup times, then profiles `steps` calls (CPU + the device) and writes a gzipped Chrome trace."""
+    from torch.profiler import profile as tprofile, schedule
 
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
-    with tprofile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=False,
+    accelerator().synchronize()
+    with tprofile(activities=activities(), record_shapes=False,
                   schedule=schedule(wait=0, warmup=1, active=steps), with_stack=False) as prof:
         for _ in range(steps + 1):
             fn()
-            torch.cuda.synchronize()
+            accelerator().synchronize()
             prof.step()
     with tempfile.TemporaryDirectory() as tmp:
         raw = os.path.join(tmp, "trace.json")
@@ -74,8 +89,8 @@ def bert_traces(out):
     torch.manual_seed(0)
     cfg = BertConfig(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, intermediate_size=1024,
                      max_position_embeddings=512, attn_implementation="sdpa")
-    model = BertModel(cfg).cuda().half().eval()
-    ids = torch.randint(0, cfg.vocab_size, (8, 128), device="cuda")
+    model = BertModel(cfg).to(DEVICE).half().eval()
+    ids = torch.randint(0, cfg.vocab_size, (8, 128), device=DEVICE)
 
     def run(m):
         with torch.no_grad():
@@ -94,8 +109,8 @@ def tiny_mlp_trace(out):
     import torch
 
     torch.manual_seed(0)
-    mlp = torch.nn.Sequential(*[m for _ in range(8) for m in (torch.nn.Linear(32, 32), torch.nn.ReLU())]).cuda()
-    x = torch.randn(1, 32, device="cuda")
+    mlp = torch.nn.Sequential(*[m for _ in range(8) for m in (torch.nn.Linear(32, 32), torch.nn.ReLU())]).to(DEVICE)
+    x = torch.randn(1, 32, device=DEVICE)
 
     def step():
         with torch.no_grad():
@@ -106,7 +121,10 @@ def tiny_mlp_trace(out):
 
 
 GRAPH_BREAK_CHILD = r'''
+import sys
 import torch
+
+DEVICE = sys.argv[1]
 
 def f(x):
     y = (x * 2).sin()
@@ -118,7 +136,7 @@ def f(x):
 
 cf = torch.compile(f)
 for n in (4, 8, 16, 32):           # changing shapes: recompiles
-    cf(torch.randn(n, device="cuda"))
+    cf(torch.randn(n, device=DEVICE))
 print("done")
 '''
 
@@ -128,7 +146,7 @@ def graph_break_logs(out):
         trace_dir = os.path.join(tmp, "torch_trace")
         env = dict(os.environ, TORCH_LOGS="graph_breaks,recompiles", TORCH_TRACE=trace_dir)
         env.pop("TORCHDYNAMO_DISABLE", None)
-        proc = subprocess.run([sys.executable, "-c", GRAPH_BREAK_CHILD], env=env, capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-c", GRAPH_BREAK_CHILD, DEVICE], env=env, capture_output=True, text=True,
                               timeout=900)
         console = os.path.join(tmp, "console.log")
         with open(console, "w") as f:
@@ -146,19 +164,30 @@ def graph_break_logs(out):
         print("wrote graph-break logs")
 
 
+def default_device():
+    import torch
+
+    return "xpu" if hasattr(torch, "xpu") and torch.xpu.is_available() else "cuda"
+
+
 def main():
-    if len(sys.argv) != 2:
-        raise SystemExit(__doc__)
-    out = os.path.abspath(sys.argv[1])
+    global DEVICE
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["xpu", "cuda"], default=None,
+                        help="the accelerator (default: xpu when torch.xpu is available, else cuda)")
+    parser.add_argument("out_dir")
+    args = parser.parse_args()
+    out = os.path.abspath(args.out_dir)
     os.makedirs(out, exist_ok=True)
     import torch
 
-    if not torch.cuda.is_available():
-        raise SystemExit("needs an NVIDIA GPU with CUDA")
+    DEVICE = args.device or default_device()
+    if not hasattr(torch, DEVICE) or not accelerator().is_available():
+        raise SystemExit(f"--device {DEVICE}: no such device available to this PyTorch build")
     major, minor = (int(v) for v in torch.__version__.split(".")[:2])
-    if (major, minor) < (2, 4):
-        raise SystemExit(f"needs PyTorch >= 2.4 (found {torch.__version__})")
-    print(f"torch {torch.__version__} on {torch.cuda.get_device_name(0)}")
+    if (major, minor) < ((2, 5) if DEVICE == "xpu" else (2, 4)):
+        raise SystemExit(f"needs PyTorch >= {'2.5' if DEVICE == 'xpu' else '2.4'} on {DEVICE} (found {torch.__version__})")
+    print(f"torch {torch.__version__} on {accelerator().get_device_name(0)} ({DEVICE})")
     bert_traces(out)
     tiny_mlp_trace(out)
     graph_break_logs(out)
@@ -167,7 +196,7 @@ def main():
         if size > MAX_BYTES:
             print(f"warning: {name} is {size} bytes (> 2 MB)", file=sys.stderr)
     with open(os.path.join(out, "EXPECTED.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "verdicts": EXPECTED}, f,
+        json.dump({"device": accelerator().get_device_name(0), "torch": torch.__version__, "verdicts": EXPECTED}, f,
                   indent=2)
     print("check with: perftriage classify --json FILE (verdicts in EXPECTED.json)")
 

@@ -118,6 +118,7 @@ json explain_case(const std::vector<SourcedFinding>& findings) {
     if (definite(verdict)) decided.insert(classifier);
     if (!definite(verdict) || negative(verdict)) continue;
     causes.push_back({{"source", sf.source},
+                      {"run", sf.run},
                       {"classifier", classifier},
                       {"verdict", verdict},
                       {"evidence", sf.finding.value("evidence", "")}});

@@ -59,6 +59,7 @@ bool is_cause(const std::string& verdict);
 struct SourcedFinding {
   std::string source;
   nlohmann::json finding;  // {"classifier","verdict","evidence",...}
+  std::string run = {};    // the run whose row or artifact it came from; "" when the caller did not say
 };
 
 // The combined explanation of a case, never a guess:

@@ -1,10 +1,13 @@
 #include "server/app/explain.hpp"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "analyzers/compare/change_detection.hpp"
 #include "analyzers/trace/classify.hpp"
 #include "schema/artifact_store.hpp"
+#include "schema/dashboard_queries.hpp"
 #include "schema/history_store.hpp"
 #include "server/app/artifact_service.hpp"
 #include "server/app/case_findings.hpp"
@@ -50,7 +53,7 @@ Result<std::vector<SourcedFinding>> findings_of(schema::Store& store, const sche
     PT_ASSIGN(auto gb,
               analyzers::trace::graph_breaks_from_counts(
                   row.graph_breaks.value_or(-1), row.unique_graph_breaks.value_or(-1), row.unique_graphs.value_or(-1)));
-    all.push_back({row.kind + " row of " + row.run_key + " (" + row.source + ")", std::move(gb)});
+    all.push_back({row.kind + " row of " + row.run_key + " (" + row.source + ")", std::move(gb), row.run_key});
   }
   PT_ASSIGN(const auto artifacts, schema::model_artifact_findings(store.db(), key.platform, key.suite, key.model));
   for (const auto& a : artifacts) {
@@ -59,7 +62,7 @@ Result<std::vector<SourcedFinding>> findings_of(schema::Store& store, const sche
     if (!list.is_array()) continue;
     const std::string source =
         fmt::format("artifact {} {} of {}{}", a.id, a.name, a.run_key, a.role.empty() ? "" : " (" + a.role + ")");
-    for (const auto& f : list) all.push_back({source, f});
+    for (const auto& f : list) all.push_back({source, f, a.run_key});
   }
   return all;
 }
@@ -73,16 +76,26 @@ bool has_classifier_from_artifact(const std::vector<SourcedFinding>& all, const 
   return false;
 }
 
-// What to attach next when the evidence is missing.
-json next_steps(const std::vector<SourcedFinding>& all, const schema::TriageKey& key, const std::string& run) {
+// The device the run measured on, for the commands suggested: the run's own `device` (xpu, cuda, ...), else xpu, the
+// device this tracker's teams run.
+std::string device_of(schema::Database& db, const std::string& run) {
+  auto found = schema::dashboard::find_run(db, run);
+  if (found && *found && !(*found)->device.empty()) return (*found)->device;
+  return "xpu";
+}
+
+// What to attach next when the evidence is missing; the commands name the run's device.
+json next_steps(const std::vector<SourcedFinding>& all, const schema::TriageKey& key, const std::string& run,
+                const std::string& device) {
   json next = json::array();
   const std::string target = "/api/v1/runs/" + run + "/cases/" + key.suite + "/" + key.dtype + "/" + key.mode + "/" +
                              key.model + "/artifacts?name=FILE&role=compiled";
   if (!has_classifier_from_artifact(all, "attention") && !has_classifier_from_artifact(all, "host_bound")) {
     next.push_back(fmt::format(
-        "no kernel trace attached: profile the case (`python benchmarks/dynamo/{}.py --performance --{} --{} --only {} "
-        "--export-profiler-trace`; scripts/capture_traces.py shows the expected shapes) and attach the trace: POST {}",
-        key.suite, key.dtype, key.mode, key.model, target));
+        "no kernel trace attached: profile the case (`python benchmarks/dynamo/{}.py --performance --{} --{} "
+        "--device {} --only {} --export-profiler-trace`; `scripts/capture_traces.py --device {} OUT` shows the "
+        "expected shapes) and attach the trace: POST {}",
+        key.suite, key.dtype, key.mode, device, key.model, device, target));
   }
   if (!has_classifier_from_artifact(all, "graph_breaks")) {
     next.push_back(fmt::format(
@@ -91,6 +104,18 @@ json next_steps(const std::vector<SourcedFinding>& all, const schema::TriageKey&
         target));
   }
   return next;
+}
+
+// Where the causes came from, when not from the newest run: a cause found in an older run's artifact may no longer
+// hold, and the page must not present it as the newest run's.
+std::string provenance(const json& explanation, const std::string& newest) {
+  std::set<std::string> runs;
+  for (const auto& c : explanation.value("causes", json::array())) runs.insert(c.value("run", ""));
+  if (runs.empty() || runs.count(newest)) return "";
+  std::string names;
+  for (const auto& r : runs) names += (names.empty() ? "" : ", ") + (r.empty() ? std::string("an unknown run") : r);
+  return " The cause was found in " + names + ", not in the newest run " + newest + ": attach a trace of " + newest +
+         " to check it still holds.";
 }
 
 std::string verdict_text(const schema::TriageKey& key, const schema::CaseMeasurement& latest, double threshold,
@@ -117,6 +142,7 @@ std::string verdict_text(const schema::TriageKey& key, const schema::CaseMeasure
   const std::string v = explanation.value("verdict", "");
   out += v == "explained" ? " Likely cause: " + explanation.value("text", "") + "."
                           : " Not explained yet: " + explanation.value("text", "") + ".";
+  out += provenance(explanation, latest.run_key);
   return out;
 }
 
@@ -149,6 +175,8 @@ Result<json> explain(schema::Store& store, const schema::TriageKey& key, double 
   for (const auto& f : all) {
     json j = f.finding;
     j["source"] = f.source;
+    j["run"] = f.run;
+    j["newest_run"] = f.run == latest->run_key;
     findings.push_back(std::move(j));
   }
   const json t = triage_json(triage, changes);
@@ -170,7 +198,7 @@ Result<json> explain(schema::Store& store, const schema::TriageKey& key, double 
               {"findings", findings},
               {"explanation", explanation},
               {"verdict", verdict_text(key, *latest, threshold, history, t, explanation)},
-              {"next", next_steps(all, key, latest->run_key)}};
+              {"next", next_steps(all, key, latest->run_key, device_of(db, latest->run_key))}};
 }
 
 std::string explain_markdown(const json& e) {

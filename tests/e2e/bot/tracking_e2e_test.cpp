@@ -211,6 +211,12 @@ TEST_F(TrackingE2E, ReleaseRunsOpenUpdateAndCloseOneIssue) {
       http_call(port(), "GET", "/api/v1/explain/BMG/huggingface/bfloat16/inference/ElectraForQuestionAnswering").body);
   ASSERT_FALSE(electra["next"].empty());
   EXPECT_EQ(electra["next"][0].get<std::string>().rfind("no kernel trace attached", 0), 0u) << electra.dump(2);
+  // XPU first: the suggested commands name the run's device, never CUDA by default.
+  EXPECT_NE(electra["next"][0].get<std::string>().find("--device xpu --only ElectraForQuestionAnswering"),
+            std::string::npos)
+      << electra["next"][0];
+  EXPECT_NE(electra["next"][0].get<std::string>().find("scripts/capture_traces.py --device xpu"), std::string::npos);
+  EXPECT_EQ(verdict.find("not in the newest run"), std::string::npos) << "the cause is the newest run's: " << verdict;
   EXPECT_EQ(http_call(port(), "GET", "/api/v1/explain/BMG/huggingface/bfloat16/inference/NoSuchModel").status, 404u);
 
   // 2. The release candidate again: 9 of the 11 fixed, AlbertForMaskedLM newly slow. The same issue, one comment.
@@ -226,6 +232,19 @@ TEST_F(TrackingE2E, ReleaseRunsOpenUpdateAndCloseOneIssue) {
       << update;
   EXPECT_NE(update.find("Fixed (9)"), std::string::npos) << update;
   EXPECT_NE(update.find("BartForConditionalGeneration in `bmg-2.12-rc2`"), std::string::npos) << update;
+  // Bart's trace was attached to rc1: its cause is still shown, and said to be rc1's, not the newest run's.
+  const json bart2 = json::parse(
+      http_call(port(), "GET", "/api/v1/explain/BMG/huggingface/bfloat16/inference/BartForConditionalGeneration").body);
+  EXPECT_EQ(bart2["latest"]["run"], "bmg-2.12-rc2");
+  EXPECT_NE(bart2["verdict"].get<std::string>().find(
+                "The cause was found in bmg-2.12-rc1, not in the newest run bmg-2.12-rc2"),
+            std::string::npos)
+      << bart2["verdict"];
+  bool old_run_finding = false;
+  for (const auto& f : bart2["findings"]) {
+    if (f["classifier"] == "attention") old_run_finding = f["run"] == "bmg-2.12-rc1" && f["newest_run"] == false;
+  }
+  EXPECT_TRUE(old_run_finding) << bart2["findings"].dump(2);
   const std::string body2 = issue["body"];
   EXPECT_EQ(table_rows(body2).size(), 3u) << body2;  // Electra in bfloat16 and float16, and Albert
   EXPECT_NE(body2.find("~~huggingface bfloat16 inference BartForConditionalGeneration~~ fixed in `bmg-2.12-rc2`"),
