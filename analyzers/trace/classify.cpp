@@ -34,7 +34,7 @@ namespace {
 
 bool positive(const nlohmann::json& f) {
   const std::string v = f.value("verdict", "");
-  return v == "yes" || v == "math_fallback" || v == "unfused";
+  return v == "yes" || v == "math_fallback" || v == "unfused" || v == "recompiles" || v == "compile_failure";
 }
 
 nlohmann::json summary(const nlohmann::json& findings, bool from_trace) {
@@ -43,7 +43,9 @@ nlohmann::json summary(const nlohmann::json& findings, bool from_trace) {
   for (const auto& f : findings) {
     const std::string c = f.value("classifier", "");
     const std::string v = f.value("verdict", "");
-    if (positive(f)) causes.push_back(c == "attention" ? "attention " + v : c);
+    // graph_breaks reports a compile failure or recompiles under their own names, not as "graph_breaks"
+    if (positive(f))
+      causes.push_back(c == "attention" ? "attention " + v : (c == "graph_breaks" && v != "yes") ? v : c);
     // a kernel trace cannot show graph breaks: that unknown does not make the trace inconclusive
     if (v == "unknown" && !(from_trace && c == "graph_breaks")) unknown.push_back(c);
   }

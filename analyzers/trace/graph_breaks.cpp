@@ -9,6 +9,17 @@
 
 namespace perftriage::analyzers::trace {
 
+namespace {
+
+std::string recompile_text(const CompileLog& log) {
+  std::string rc = fmt::format("{} recompile{}", log.recompiles, log.recompiles == 1 ? "" : "s");
+  if (!log.recompile_reasons.empty()) rc += fmt::format(" ({})", log.recompile_reasons.begin()->first);
+  if (log.recompile_limit_hit) rc += ", recompile limit hit";
+  return rc;
+}
+
+}  // namespace
+
 nlohmann::json graph_breaks_finding(const CompileLog& log) {
   const std::int64_t breaks = log.graph_breaks + log.explain_graph_breaks;
   nlohmann::json reasons = nlohmann::json::array();
@@ -27,11 +38,17 @@ nlohmann::json graph_breaks_finding(const CompileLog& log) {
   nlohmann::json recompile_reasons = nlohmann::json::array();
   for (const auto& [r, n] : log.recompile_reasons) recompile_reasons.push_back({{"reason", r}, {"count", n}});
 
+  // The verdict names what was found, so that a compile failure or a recompile storm is not reported as "graph breaks:
+  // yes ... 0 graph breaks": a failure first (the frame ran eagerly), then graph breaks, then recompiles.
   std::string verdict;
   if (!log.has_dynamo && breaks == 0 && log.recompiles == 0 && log.failures.empty() && log.explains.empty()) {
     verdict = "unknown";
-  } else if (breaks > 0 || log.recompiles > 0 || !log.failures.empty() || log.recompile_limit_hit) {
+  } else if (!log.failures.empty()) {
+    verdict = "compile_failure";
+  } else if (breaks > 0) {
     verdict = "yes";
+  } else if (log.recompiles > 0 || log.recompile_limit_hit) {
+    verdict = "recompiles";
   } else {
     verdict = "no";
   }
@@ -41,6 +58,11 @@ nlohmann::json graph_breaks_finding(const CompileLog& log) {
     parts.push_back(log.envelopes > 0 ? "no dynamo frame compiled in this log (torch.export or other artifacts only)"
                                       : "no dynamo activity in this log");
   } else {
+    for (const auto& f : log.failures) {  // the finding's subject first
+      parts.push_back(fmt::format("compile failure in {}: {} {}", f.value("frame", "?"), f.value("fail_type", "error"),
+                                  f.value("fail_reason", f.value("error", ""))));
+    }
+    if (verdict == "recompiles") parts.push_back(recompile_text(log));
     std::string b = fmt::format("{} graph break{}", breaks, breaks == 1 ? "" : "s");
     if (log.explain_graph_breaks > 0 && log.graph_breaks > 0) {
       b += fmt::format(" ({} in the log, {} in {} explain() printouts)", log.graph_breaks, log.explain_graph_breaks,
@@ -53,16 +75,9 @@ nlohmann::json graph_breaks_finding(const CompileLog& log) {
       parts.push_back(fmt::format("{} unique reason{}: {}", reason_text.size(), reason_text.size() == 1 ? "" : "s",
                                   fmt::join(reason_text, "; ")));
     }
-    std::string rc = fmt::format("{} recompile{}", log.recompiles, log.recompiles == 1 ? "" : "s");
-    if (!log.recompile_reasons.empty()) rc += fmt::format(" ({})", log.recompile_reasons.begin()->first);
-    if (log.recompile_limit_hit) rc += ", recompile limit hit";
-    parts.push_back(rc);
+    if (verdict != "recompiles") parts.push_back(recompile_text(log));
     parts.push_back(fmt::format("{} frame{}", log.frames.size(), log.frames.size() == 1 ? "" : "s"));
     if (log.compiles > 0) parts.push_back(fmt::format("{} compiles ({} restarts)", log.compiles, log.restarts));
-    for (const auto& f : log.failures) {
-      parts.push_back(fmt::format("compile failure in {}: {} {}", f.value("frame", "?"), f.value("fail_type", "error"),
-                                  f.value("fail_reason", f.value("error", ""))));
-    }
   }
   nlohmann::json explains = nlohmann::json::array();
   for (const auto& e : log.explains) {

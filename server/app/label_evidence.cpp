@@ -61,6 +61,10 @@ void add_verdicts(const json& findings, std::vector<std::string>& out) {
       add("host-bound");
     else if (cls == "graph_breaks" && verdict == "yes")
       add("graph breaks");
+    else if (cls == "graph_breaks" && verdict == "recompiles")
+      add("recompiles");
+    else if (cls == "graph_breaks" && verdict == "compile_failure")
+      add("compile failure");
   }
 }
 

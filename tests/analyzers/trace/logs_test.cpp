@@ -34,7 +34,10 @@ TEST(Tlparse, FramesCompilesRestartsRecompilesFailure) {
   const auto r = classify_ok(fixture("trace/torch_trace.log"));
   EXPECT_EQ(r["kind"], "tlparse");
   const auto& f = find(r, "graph_breaks");
-  EXPECT_EQ(f["verdict"], "yes");
+  EXPECT_EQ(f["verdict"], "compile_failure");  // a failed frame outranks its graph break and recompile
+  EXPECT_EQ(f["evidence"].get<std::string>().rfind("compile failure in 1/0: BackendCompilerFailed", 0), 0u)
+      << f["evidence"];
+  EXPECT_EQ(r["summary"]["causes"][0], "compile_failure");
   EXPECT_EQ(f["frames"], 2);
   EXPECT_EQ(f["compiles"], 3);
   EXPECT_EQ(f["restarts"], 1);
@@ -87,4 +90,24 @@ TEST(ResultRow, GraphBreaksFromCounts) {
   ASSERT_TRUE(unknown);
   EXPECT_EQ((*unknown)["verdict"], "unknown");
   EXPECT_TRUE((*unknown)["graph_breaks"].is_null());
+}
+
+// A log of recompiles and no graph break is reported as recompiles, not as "graph breaks: yes ... 0 graph breaks".
+TEST(TorchLogs, RecompilesAloneAreCalledRecompiles) {
+  const std::string log =
+      "V0301 10:00:01.000000 1234 torch/_dynamo/guards.py:2800] [0/1] [__recompiles] Recompiling function f in "
+      "/work/repro.py:6\n"
+      "V0301 10:00:01.000000 1234 torch/_dynamo/guards.py:2800] [0/1] [__recompiles]     triggered by the following "
+      "guard failure(s):\n"
+      "V0301 10:00:01.000000 1234 torch/_dynamo/guards.py:2800] [0/1] [__recompiles]     - 0/0: tensor 'x' size "
+      "mismatch at index 0. expected 4, actual 8\n";
+  auto parsed = tr::classify_bytes(log, "recompiles.log");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const nlohmann::json r = *parsed;
+  const auto& f = find(r, "graph_breaks");
+  EXPECT_EQ(f["verdict"], "recompiles");
+  EXPECT_EQ(f["graph_breaks"], 0);
+  EXPECT_EQ(f["evidence"].get<std::string>().rfind("1 recompile (", 0), 0u) << f["evidence"];
+  EXPECT_EQ(r["summary"]["verdict"], "explained");
+  EXPECT_EQ(r["summary"]["causes"][0], "recompiles");
 }

@@ -151,7 +151,9 @@ TEST(RealLogs, TlparseCompileFailure) {
   REQUIRE_SHARED(path);
   const auto res = classify_ok(path);
   const auto& f = find(res, "graph_breaks");
-  EXPECT_EQ(f["verdict"], "yes");
+  EXPECT_EQ(f["verdict"], "compile_failure");  // was "yes ... 0 graph breaks"
+  EXPECT_EQ(f["graph_breaks"], 0);
+  EXPECT_EQ(f["evidence"].get<std::string>().rfind("compile failure in ", 0), 0u) << f["evidence"];
   ASSERT_EQ(f["failures"].size(), 1u);
   EXPECT_EQ(f["failures"][0]["fail_type"], "BackendCompilerFailed");
   EXPECT_NE(f["failures"][0]["fail_reason"].get<std::string>().find("broken backend"), std::string::npos);
@@ -162,7 +164,9 @@ TEST(RealLogs, TlparseRecompiles) {
   REQUIRE_SHARED(path);
   const auto res = classify_ok(path);
   const auto& f = find(res, "graph_breaks");
-  EXPECT_EQ(f["verdict"], "yes");
+  EXPECT_EQ(f["verdict"], "recompiles");  // was "yes ... 0 graph breaks"
+  EXPECT_EQ(f["evidence"].get<std::string>().rfind("14 recompiles (", 0), 0u) << f["evidence"];
+  EXPECT_EQ(res["summary"]["causes"][0], "recompiles");
   EXPECT_EQ(f["compiles"], 15);
   EXPECT_EQ(f["frames"], 1);
   EXPECT_EQ(f["recompiles"], 14);
