@@ -23,7 +23,8 @@ constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WH
   "CASE WHEN " x ".speedup > 0 AND " x ".abs_latency_ms > 0 THEN " x ".speedup * " x ".abs_latency_ms END"
 constexpr std::string_view kHistorySelect =
     "SELECT r.key, r.created_at, r.torch_version, c.dtype, c.mode, c.config, c.kind, x.batch_size, x.speedup, "
-    "x.speedup_text, x.abs_latency_ms, " PT_EAGER("x") ", x.failed, x.accuracy "
+    "x.speedup_text, x.abs_latency_ms, " PT_EAGER("x") ", x.failed, x.accuracy, x.compilation_latency_s, "
+    "x.compression_ratio "
     "FROM cases c CROSS JOIN runs r CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = c.id "
     "WHERE c.suite = ?1 AND c.model = ?2 AND r.platform = ?3";
 constexpr std::string_view kHistoryDtype = " AND c.dtype = ?4";
@@ -246,6 +247,8 @@ Result<std::vector<HistoryPoint>> case_history(Database& db, const HistoryQuery&
     p.compiled_ms = st.opt_real(10);
     p.eager_ms = st.opt_real(11);
     p.failed = st.int64(12) != 0;
+    p.compilation_s = st.opt_real(14);
+    p.compression_ratio = st.opt_real(15);
     out.push_back(std::move(p));
   }
   return out;

@@ -56,6 +56,7 @@ struct HistoryPoint {
   std::optional<double> speedup;
   std::string speedup_text;
   std::optional<double> compiled_ms, eager_ms;
+  std::optional<double> compilation_s, compression_ratio;  // NULL / absent = not measured
   bool failed = false;
   std::string accuracy;  // "" = no accuracy row
 };

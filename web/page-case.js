@@ -22,14 +22,23 @@ function caseForm(platforms, c) {
   Object.entries(inputs).map(([k, input]) => el('label', {}, k, input)), el('button', { type: 'submit' }, 'Show'));
 }
 
+const measured = (values) => values.some((v) => v !== null && v !== undefined);
+
+// Speedup and latency always; compile time and peak-memory compression where the runs measured them.
 function seriesCharts(s) {
   const labels = s.points.map((p) => p.run.replace(/^[a-z0-9]+-/, '').replace(/^nightly-\d{4}/, 'n-'));
+  const ran = (key) => s.points.map((p) => (p.failed ? null : p[key] ?? null));
+  const compile = ran('compilation_s'), memory = ran('compression_ratio');
   return el('div', { class: 'row' },
-    lineChart(labels, [{ name: 'speedup', color: '#1f4e79', values: s.points.map((p) => (p.failed ? null : p.speedup)) }],
+    lineChart(labels, [{ name: 'speedup', color: '#1f4e79', values: ran('speedup') }],
       { refLine: 1, yLabel: 'speedup' }),
     lineChart(labels, [
       { name: 'eager ms', color: '#ef6c00', values: s.points.map((p) => p.eager_ms) },
-      { name: 'compiled ms', color: '#6a1b9a', values: s.points.map((p) => p.compiled_ms) }], { yLabel: 'latency (ms)' }));
+      { name: 'compiled ms', color: '#6a1b9a', values: s.points.map((p) => p.compiled_ms) }], { yLabel: 'latency (ms)' }),
+    measured(compile) ? lineChart(labels, [{ name: 'compilation s', color: '#00838f', values: compile }],
+      { yLabel: 'compile time (s)', format: (v) => fmt(v, 1) }) : null,
+    measured(memory) ? lineChart(labels, [{ name: 'compression ratio', color: '#2e7d32', values: memory }],
+      { refLine: 1, yLabel: 'peak memory compression (×)' }) : null);
 }
 
 function seriesSection(view, s, c) {

@@ -1,4 +1,5 @@
-// GET /api/v1/cases/{suite}/{model}/history?platform=&dtype=&mode=&config=&metric=speedup|compiled_ms|eager_ms
+// GET /api/v1/cases/{suite}/{model}/history?platform=&dtype=&mode=&config=&metric=speedup|compiled_ms|eager_ms|
+//   compilation_s|compression_ratio
 //   one series per (dtype, mode, config), with the change points of the metric.
 // GET /api/v1/backlog?platform=&threshold=   the "slower than eager" backlog of a platform.
 #include <map>
@@ -26,6 +27,8 @@ json opt(const std::optional<double>& v) { return v ? json(*v) : json(); }
 const std::optional<double>& metric_of(const schema::HistoryPoint& p, const std::string& metric) {
   if (metric == "compiled_ms") return p.compiled_ms;
   if (metric == "eager_ms") return p.eager_ms;
+  if (metric == "compilation_s") return p.compilation_s;
+  if (metric == "compression_ratio") return p.compression_ratio;
   return p.speedup;
 }
 
@@ -38,6 +41,8 @@ json point_json(const schema::HistoryPoint& p) {
           {"speedup_text", p.speedup_text},
           {"compiled_ms", opt(p.compiled_ms)},
           {"eager_ms", opt(p.eager_ms)},
+          {"compilation_s", opt(p.compilation_s)},
+          {"compression_ratio", opt(p.compression_ratio)},
           {"failed", p.failed},
           {"accuracy", p.accuracy.empty() ? json() : json(p.accuracy)}};
 }
@@ -61,7 +66,7 @@ json series_json(const std::vector<const schema::HistoryPoint*>& points, const s
                        {"after", c.after},
                        {"relative_change", c.relative_change},
                        {"direction", up ? "up" : "down"},
-                       {"worse", metric == "speedup" ? !up : up}});
+                       {"worse", metric == "speedup" || metric == "compression_ratio" ? !up : up}});
   }
   const auto& first = *points.front();
   return {{"dtype", first.dtype},
@@ -124,8 +129,10 @@ Result<ApiResponse> get_history(const ApiRequest& req, AppContext& app) {
   if (q.platform.empty()) {
     return make_error(ErrorKind::invalid_input, "missing_parameter", "platform is required", {}, 0, "platform");
   }
-  if (metric != "speedup" && metric != "compiled_ms" && metric != "eager_ms") {
-    return make_error(ErrorKind::invalid_input, "bad_metric", "metric must be speedup, compiled_ms or eager_ms", {}, 0,
+  if (metric != "speedup" && metric != "compiled_ms" && metric != "eager_ms" && metric != "compilation_s" &&
+      metric != "compression_ratio") {
+    return make_error(ErrorKind::invalid_input, "bad_metric",
+                      "metric must be speedup, compiled_ms, eager_ms, compilation_s or compression_ratio", {}, 0,
                       "metric");
   }
   PT_ASSIGN(auto store, app.store());

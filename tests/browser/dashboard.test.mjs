@@ -338,6 +338,17 @@ async function main() {
     assert.ok(charts.length >= 2, 'speedup and latency charts');
     for (const c of charts) assertRoundTicks(c.byAnchor.end || [], `${c.name} y axis`);
   });
+  await check('the case shows its compile time over the runs, the API\'s values', async () => {
+    const params = hashParams();
+    const hist = await (await fetch(`${base}/api/v1/cases/${params.get('suite')}/${params.get('model')}/history?platform=${params.get('platform')}` +
+      `&dtype=${params.get('dtype')}&mode=${params.get('mode')}`)).json();
+    assert.equal(hist.series.length, 1, 'one dtype x mode series');
+    const want = hist.series[0].points.filter((p) => !p.failed && p.compilation_s !== null).map((p) => p.compilation_s);
+    assert.ok(want.length > 0, 'the demo measures compile time');
+    const drawn = await page.$$eval('figure.chart svg[aria-label="compile time (s)"]', (svgs) =>
+      svgs.length ? [...svgs[0].querySelectorAll('circle.point')].map((c) => Number(c.dataset.value)) : []);
+    assert.deepEqual(drawn, want);
+  });
   await check('the latency axis never goes below zero', async () => {
     const latency = (await chartTicks(page)).filter((c) => /latency/.test(c.name));
     assert.ok(latency.length >= 1, 'a latency chart');

@@ -142,6 +142,18 @@ TEST_F(CompareE2E, HistoryOfOneCase) {
   EXPECT_TRUE(j["series"][0]["change_points"].empty());  // two points cannot confirm a step
 }
 
+// Compile time is a series of its own (ModelA compiled in 40 s, then 50 s), and compression where measured.
+TEST_F(CompareE2E, HistoryOfCompileTime) {
+  auto j = get_json(
+      "/api/v1/cases/huggingface/ModelA/history?platform=BMG&dtype=bfloat16&mode=inference&metric=compilation_s");
+  ASSERT_EQ(j["series"].size(), 1u);
+  const auto& points = j["series"][0]["points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_DOUBLE_EQ(points[0]["compilation_s"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(points[1]["compilation_s"].get<double>(), 50.0);
+  EXPECT_TRUE(points[0]["compression_ratio"].is_null());  // XPU: not measured
+}
+
 TEST_F(CompareE2E, HistoryNeedsAPlatform) {
   EXPECT_EQ(get_json("/api/v1/cases/huggingface/ModelB/history", 400)["error"]["column"], "platform");
 }
