@@ -12,8 +12,8 @@ namespace {
 constexpr std::string_view kComparisonRows =
     "SELECT m.group_id, m.model, x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, "
     "CASE WHEN x.speedup > 0 AND x.abs_latency_ms > 0 THEN x.speedup * x.abs_latency_ms END, "
-    "x.compilation_latency_s, x.dynamo_peak_mem_gb, x.accuracy, x.failed, x.accuracy_failed, x.file_id "
-    "FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = ?1";
+    "x.compilation_latency_s, x.dynamo_peak_mem_gb, x.accuracy, x.failed, x.accuracy_failed, x.file_id, "
+    "x.compression_ratio FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = ?1";
 constexpr std::string_view kCaseGroups = "SELECT id, suite, dtype, mode, kind, config FROM case_groups";
 constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
 // A case's history is read through its cases (the unique index on suite, model, ...), then the platform's runs
@@ -103,6 +103,7 @@ void read_comparison_row(const Statement& st, const std::map<std::int64_t, std::
   r.eager_latency_ms = st.opt_real(6);
   r.compilation_latency_s = st.opt_real(7);
   r.dynamo_peak_mem_gb = st.opt_real(8);
+  r.compression_ratio = st.opt_real(13);
   r.accuracy = st.text(9);
   r.failed = st.int64(10) != 0;
   r.accuracy_failed = st.int64(11) != 0;

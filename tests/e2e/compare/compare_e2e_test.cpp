@@ -133,13 +133,50 @@ TEST_F(CompareE2E, CompareOfAnUnknownRunIs404) {
 
 TEST_F(CompareE2E, HistoryOfOneCase) {
   auto j = get_json("/api/v1/cases/huggingface/ModelB/history?platform=BMG&dtype=bfloat16&mode=inference");
-  EXPECT_EQ(j["method"], "windowed-median step (window 5, min magnitude 5%, persistence 2)");
+  EXPECT_EQ(j["method"],
+            "noise-scaled Welch t (back 12, fore 12, >= 6 before and >= 3 after, t >= 4.5, >= 2 noise sigmas and >= 1%, "
+            "values clipped at 3 sigmas, a step beating a line by >= 2 sigma^2, noise >= 0.25%)");
   ASSERT_EQ(j["series"].size(), 1u);
   const auto& points = j["series"][0]["points"];
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(points[0]["run"], "bmg-2.12");
   EXPECT_DOUBLE_EQ(points[1]["speedup"].get<double>(), 0.4);
   EXPECT_TRUE(j["series"][0]["change_points"].empty());  // two points cannot confirm a step
+}
+
+// Compile time and memory from upload to report: two CUDA runs whose model compiles 40 s -> 70 s and whose peak-memory
+// compression falls 1.5 -> 1.2 at the same latency. Both are regressions, listed in their report sections, seen in the
+// compare JSON and in the trends.
+TEST_F(CompareE2E, CompileTimeAndMemoryFromUploadToReport) {
+  const std::string header =
+      "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem\n";
+  const std::string path = "huggingface/float16/inference/performance/perf.csv";
+  const auto put = [&](const std::string& run, const std::string& created, const std::string& row) {
+    auto r = call("POST",
+                  "/api/v1/uploads?run=" + run + "&platform=H100&created_at=" + created +
+                      "&suite=huggingface&dtype=float16&mode=inference&path=" + path,
+                  "text/csv", header + row);
+    ASSERT_EQ(r.status, 201u) << r.body;
+  };
+  put("h100-1", "2026-03-01T00:00:00Z", "cuda,GPT2,8,1.500000,10.0,40.0,1.500000,3.0,2.0\n");
+  put("h100-2", "2026-03-02T00:00:00Z", "cuda,GPT2,8,1.500000,10.0,70.0,1.200000,3.0,2.5\n");
+  const auto compare = get_json("/api/v1/compare?base=h100-1&target=h100-2");
+  ASSERT_EQ(compare["cases"].size(), 1u);
+  const auto& c = compare["cases"][0];
+  EXPECT_EQ(c["verdict"], "regression") << c;
+  std::vector<std::string> changes;
+  for (const auto& ch : c["changes"]) changes.push_back(ch["change"]);
+  EXPECT_EQ(changes, (std::vector<std::string>{"compile_slower", "memory_worse"}));
+  EXPECT_DOUBLE_EQ(compare["aggregates"]["overall"]["target"]["mean_compilation_s"].get<double>(), 70.0);
+  EXPECT_DOUBLE_EQ(compare["aggregates"]["overall"]["target"]["geomean_compression_ratio"].get<double>(), 1.2);
+  auto r = call("GET", "/api/v1/report.md?base=h100-1&target=h100-2&kind=regressions");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  EXPECT_NE(r.body.find("## Compile-time regressions (compiles slower): 1"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("## Memory regressions (peak-memory compression ratio down): 1"), std::string::npos) << r.body;
+  const auto trends = get_json("/api/v1/trends?platform=h100");
+  ASSERT_EQ(trends["groups"].size(), 1u);
+  EXPECT_DOUBLE_EQ(trends["groups"][0]["points"][1]["geomean_compression_ratio"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(trends["groups"][0]["points"][0]["mean_compilation_s"].get<double>(), 40.0);
 }
 
 // Compile time is a series of its own (ModelA compiled in 40 s, then 50 s), and compression where measured.
