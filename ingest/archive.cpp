@@ -85,52 +85,79 @@ bool is_absolute(std::string_view path) {
   return path.size() >= 2 && path[1] == ':' && std::isalpha(static_cast<unsigned char>(path[0])) != 0;
 }
 
-// More than `max_ratio` bytes out per byte in, once past the floor: a compression bomb.
+// More than `max_ratio` bytes out per byte of the archive read so far, once past the floor: a compression bomb.
+// Judged against what was read, not the whole archive, so that a bomb is refused a few MiB in rather than at
+// max_ratio times its whole size.
 bool over_ratio(std::size_t out, std::size_t in, const UnpackLimits& limits) {
   return limits.max_ratio != 0 && out > limits.ratio_floor_bytes &&
          out / std::max<std::size_t>(in, 1) > limits.max_ratio;
 }
 
-std::string ratio_text(std::size_t out, std::size_t in, const UnpackLimits& limits) {
+std::string ratio_text(std::size_t out, std::size_t in, std::size_t whole, const UnpackLimits& limits) {
   return fmt::format(
-      "expands more than {}x ({} bytes unpacked from {} bytes): refused as a compression bomb "
+      "expands more than {}x ({} bytes unpacked from the first {} of {} bytes): refused as a compression bomb "
       "([limits] max_archive_ratio)",
-      limits.max_ratio, out, in);
+      limits.max_ratio, out, in, whole);
+}
+
+// zlib's gzip inflater, ended however the inflating ends.
+struct GzipInflater {
+  z_stream zs{};
+  bool ok = false;
+  GzipInflater() { ok = inflateInit2(&zs, 15 + 16) == Z_OK; }
+  ~GzipInflater() {
+    if (ok) inflateEnd(&zs);
+  }
+  GzipInflater(const GzipInflater&) = delete;
+  GzipInflater& operator=(const GzipInflater&) = delete;
+};
+
+// The inflated size the gzip trailer states (ISIZE: the last member's size mod 2^32) when the limits allow it, else 0:
+// reserved up front, a legitimate file is one allocation instead of a string doubling to twice its size. Only a hint:
+// pages a lying trailer reserves and nothing writes are never resident.
+std::size_t stated_size(std::string_view bytes, std::size_t limit, const UnpackLimits& limits) {
+  if (bytes.size() < 18) return 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4);
+  const std::size_t isize =
+      std::size_t{p[0]} | (std::size_t{p[1]} << 8) | (std::size_t{p[2]} << 16) | (std::size_t{p[3]} << 24);
+  if (isize > limit || (limits.max_ratio != 0 && isize / bytes.size() > limits.max_ratio)) return 0;
+  return isize;
+}
+
+// The limits of one .gz with `out` bytes inflated from its first `in` bytes.
+Result<void> check_gunzip(std::size_t out, std::size_t in, std::string_view bytes, std::string_view name,
+                          const UnpackLimits& limits) {
+  const std::size_t limit = std::min(limits.max_entry_bytes, limits.max_total_bytes);
+  if (out > limit)
+    return too_large(name, fmt::format("the uncompressed file is larger than {} bytes ([limits] "
+                                       "max_archive_entry_mb, max_archive_total_mb)",
+                                       limit));
+  if (over_ratio(out, in, limits)) return too_large(name, ratio_text(out, in, bytes.size(), limits));
+  return {};
 }
 
 // A single .gz with zlib directly (libarchive's raw reader does not check the CRC): concatenated members are
-// joined, CRC and length are verified, limits enforced while inflating.
+// joined, CRC and length are verified, limits enforced every 64 KiB of output.
 Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, const UnpackLimits& limits) {
-  const std::size_t limit = std::min(limits.max_entry_bytes, limits.max_total_bytes);
+  GzipInflater inf;
+  if (!inf.ok) return make_error(ErrorKind::internal, "archive_internal", "zlib init");
+  z_stream& zs = inf.zs;
   std::string out;
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) return make_error(ErrorKind::internal, "archive_internal", "zlib init");
+  out.reserve(stated_size(bytes, std::min(limits.max_entry_bytes, limits.max_total_bytes), limits));
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));  // NOLINT: zlib API is not const
   std::size_t left = bytes.size();
-  auto feed = [&] {
+  std::array<char, 64 * 1024> buf{};
+  for (;;) {
     if (zs.avail_in == 0 && left > 0) {
       const std::size_t n = std::min<std::size_t>(left, 1U << 30);
       zs.avail_in = static_cast<uInt>(n);
       left -= n;
     }
-  };
-  std::array<char, 64 * 1024> buf{};
-  for (;;) {
-    feed();
     zs.next_out = reinterpret_cast<Bytef*>(buf.data());
     zs.avail_out = static_cast<uInt>(buf.size());
     const int rc = inflate(&zs, Z_NO_FLUSH);
     const std::size_t got = buf.size() - zs.avail_out;
-    if (out.size() + got > limit) {
-      inflateEnd(&zs);
-      return too_large(name, fmt::format("the uncompressed file is larger than {} bytes ([limits] "
-                                         "max_archive_entry_mb, max_archive_total_mb)",
-                                         limit));
-    }
-    if (over_ratio(out.size() + got, bytes.size(), limits)) {
-      inflateEnd(&zs);
-      return too_large(name, ratio_text(out.size() + got, bytes.size(), limits));
-    }
+    PT_TRY(check_gunzip(out.size() + got, bytes.size() - left - zs.avail_in, bytes, name, limits));
     out.append(buf.data(), got);
     if (rc == Z_STREAM_END) {
       if (zs.avail_in == 0 && left == 0) break;
@@ -139,12 +166,9 @@ Result<std::string> gunzip_all(std::string_view bytes, std::string_view name, co
       continue;
     }
     if (rc != Z_OK && !(rc == Z_BUF_ERROR && got > 0)) {
-      const std::string why = zs.msg != nullptr ? zs.msg : (rc == Z_BUF_ERROR ? "truncated data" : "corrupt data");
-      inflateEnd(&zs);
-      return bad_archive(name, why);
+      return bad_archive(name, zs.msg != nullptr ? zs.msg : (rc == Z_BUF_ERROR ? "truncated data" : "corrupt data"));
     }
   }
-  inflateEnd(&zs);
   return out;
 }
 
@@ -169,6 +193,8 @@ Result<std::vector<InputFile>> unpack_gzip(std::string_view bytes, std::string_v
 
 using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
 
+constexpr std::size_t kReadBlock = 64 * 1024;
+
 // A libarchive reader over `bytes` for a zip, tar or tar.gz.
 Result<ArchivePtr> open_archive(ArchiveType type, std::string_view bytes, std::string_view archive_name) {
   ArchivePtr ar(archive_read_new());
@@ -183,7 +209,9 @@ Result<ArchivePtr> open_archive(ArchiveType type, std::string_view bytes, std::s
     case ArchiveType::gzip:
     case ArchiveType::none: break;
   }
-  if (archive_read_open_memory(ar.get(), bytes.data(), bytes.size()) != ARCHIVE_OK)
+  // Offered a block at a time: archive_filter_bytes counts what the readers consumed (see archive_read), and a reader
+  // that consumes whatever it is offered can then run at most a block ahead of what it has unpacked.
+  if (archive_read_open_memory2(ar.get(), bytes.data(), bytes.size(), kReadBlock) != ARCHIVE_OK)
     return bad_archive(archive_name, archive_error_string(ar.get()) ? archive_error_string(ar.get()) : "open failed");
   return ar;
 }
@@ -198,6 +226,31 @@ struct Unpacking {
   std::array<char, 64 * 1024> buf{};
 };
 
+// The archive's bytes libarchive has read so far (all that was unpacked came from these); the whole archive when it
+// cannot say.
+std::size_t archive_read(const Unpacking& u) {
+  const la_int64_t n = archive_filter_bytes(u.ar, -1);
+  return n > 0 ? std::min(static_cast<std::size_t>(n), u.archive_bytes) : u.archive_bytes;
+}
+
+// The size a member's header states, before any of its data is unpacked: over a limit, or more than the ratio allows
+// for the whole archive (the data would be refused when it came; a header that lies about it is refused all the
+// same), it is refused at once.
+Result<void> check_stated_size(archive_entry* entry, const std::string& member, const Unpacking& u) {
+  if (archive_entry_size_is_set(entry) == 0 || archive_entry_size(entry) < 0) return {};
+  const auto stated = static_cast<std::size_t>(archive_entry_size(entry));
+  if (stated > u.limits.max_entry_bytes)
+    return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
+                                                 "max_archive_entry_mb)",
+                                                 member, u.limits.max_entry_bytes));
+  if (over_ratio(u.total + stated, u.archive_bytes, u.limits))
+    return too_large(u.archive_name, fmt::format("member '{}' states {} bytes uncompressed, more than {}x the {} "
+                                                 "bytes of the archive: refused as a compression bomb ([limits] "
+                                                 "max_archive_ratio)",
+                                                 member, stated, u.limits.max_ratio, u.archive_bytes));
+  return {};
+}
+
 // The member path of `entry` when it is a .csv file to read; "" for an entry to skip (a directory, another file).
 Result<std::string> csv_member(archive_entry* entry, const Unpacking& u) {
   const char* p = archive_entry_pathname(entry);
@@ -211,11 +264,7 @@ Result<std::string> csv_member(archive_entry* entry, const Unpacking& u) {
   std::string norm;
   if (!normalize_member(path, norm)) return bad_path(u.archive_name, path, "climbs out of the archive with '..'");
   if (norm.empty() || !iends_with(norm, ".csv")) return std::string();
-  if (archive_entry_size_is_set(entry) != 0 && archive_entry_size(entry) >= 0 &&
-      static_cast<std::size_t>(archive_entry_size(entry)) > u.limits.max_entry_bytes)
-    return too_large(u.archive_name, fmt::format("member '{}' is larger than {} bytes uncompressed ([limits] "
-                                                 "max_archive_entry_mb)",
-                                                 norm, u.limits.max_entry_bytes));
+  PT_TRY(check_stated_size(entry, norm, u));
   return norm;
 }
 
@@ -244,9 +293,9 @@ Result<void> read_member(archive_entry* entry, InputFile& f, Unpacking& u) {
                                                    "max_archive_total_mb)",
                                                    limits.max_total_bytes));
     u.total += n;
-    if (over_ratio(u.total, u.archive_bytes, limits))
+    if (const std::size_t in = archive_read(u); over_ratio(u.total, in, limits))
       return too_large(u.archive_name,
-                       fmt::format("member '{}' {}", f.path, ratio_text(u.total, u.archive_bytes, limits)));
+                       fmt::format("member '{}' {}", f.path, ratio_text(u.total, in, u.archive_bytes, limits)));
     f.bytes.append(u.buf.data(), n);
   }
 }

@@ -17,10 +17,11 @@ struct UnpackLimits {
   std::size_t max_parts = 1'000;
   std::size_t max_entry_bytes = 512ull << 20;   // one uncompressed member
   std::size_t max_total_bytes = 2048ull << 20;  // all members together
-  // A bomb: past `ratio_floor_bytes` unpacked, the members together may be at most `max_ratio` times the archive's
-  // size (CSV compresses 5-20x). 0 = no ratio check.
+  // A bomb: past `ratio_floor_bytes` unpacked, the members together may be at most `max_ratio` times the bytes of
+  // the archive read so far (CSV compresses 5-20x). Judged while unpacking, so a bomb is refused a few MiB in.
+  // 0 = no ratio check.
   std::size_t max_ratio = 100;
-  std::size_t ratio_floor_bytes = 64ull << 20;
+  std::size_t ratio_floor_bytes = 8ull << 20;
 };
 
 enum class ArchiveType { none, zip, tar, tar_gz, gzip };
@@ -32,8 +33,10 @@ ArchiveType detect_archive(std::string_view bytes);
 // Directories are skipped; paths are normalised ("./" and "//" removed). Refused with 400 "bad_archive_path" naming
 // the entry (zip-slip): a ".." segment, an absolute path ("/x", "C:/x"), a symlink or hardlink, a device or fifo.
 // Refused with 413 "archive_too_large": more than max_entries entries, a member or all members over their size
-// limits, or an expansion over max_ratio. Only members ending in .csv are returned; an archive without one is an
-// error (code "no_csv_in_archive") naming `archive_name`.
+// limits, a member whose header states more than max_ratio allows for the whole archive (before any of it is
+// unpacked), or an expansion over max_ratio while unpacking (the message says how many bytes were unpacked from how
+// many). Only members ending in .csv are returned; an archive without one is an error (code "no_csv_in_archive")
+// naming `archive_name`.
 Result<std::vector<InputFile>> unpack_archive(std::string_view bytes, std::string_view archive_name,
                                               const UnpackLimits& limits = {});
 

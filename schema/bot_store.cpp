@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/json_text.hpp"
+#include "schema/issue_case_store.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
@@ -336,7 +337,9 @@ Result<void> save_labeled_issue(Database& db, const LabeledIssue& issue) {
   st.bind(1, issue.repo).bind(2, issue.number).bind(3, issue.title).bind(4, dump_json(issue.axes));
   st.bind(5, dump_json(issue.labels)).bind(6, dump_json(issue.result));
   st.bind(7, issue.updated_at.empty() ? now_iso8601() : issue.updated_at);
-  return st.run();
+  PT_TRY(st.run());
+  // Here rather than in each caller: every labeled issue saved (webhook, demo, a later path) keeps its case links.
+  return replace_issue_cases(db, issue.repo, issue.number, issue_cases_of(issue.result, issue.axes));
 }
 
 Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std::string_view repo,

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/run_selection.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema::dashboard {
@@ -12,8 +13,10 @@ namespace {
 
 constexpr std::string_view kRunColumns =
     "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags FROM runs ";
-constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2";
-constexpr std::string_view kAllRuns = "ORDER BY created_at DESC, id DESC LIMIT ?2";
+// A condition of run_selection.hpp may stand between the WHERE and the order.
+constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ";
+constexpr std::string_view kAllRuns = "WHERE ?1 = '' ";
+constexpr std::string_view kNewestFirst = "ORDER BY created_at DESC, id DESC LIMIT ?2";
 constexpr std::string_view kRunByKey = "WHERE key = ?1";
 constexpr std::string_view kPlatforms = "SELECT DISTINCT platform FROM runs ORDER BY platform";
 constexpr std::string_view kTags = "SELECT DISTINCT tags FROM runs";
@@ -50,11 +53,12 @@ RunBrief read_run(const Statement& st) {
 
 }  // namespace
 
-Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit) {
+Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit, RunsWith with) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(
-                         db, std::string(kRunColumns) + std::string(platform.empty() ? kAllRuns : kRunsOfPlatform)));
-  if (!platform.empty()) st.bind(1, stored);
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kRunColumns) +
+                                                std::string(platform.empty() ? kAllRuns : kRunsOfPlatform) +
+                                                std::string(runs_with_condition(with)) + std::string(kNewestFirst)));
+  st.bind(1, platform.empty() ? std::string() : stored);
   st.bind(2, limit > 0 ? limit : std::int64_t{-1});
   return collect<RunBrief>(st, read_run);
 }

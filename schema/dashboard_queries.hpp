@@ -10,6 +10,7 @@
 
 #include "common/result.hpp"
 #include "schema/sqlite.hpp"
+#include "schema/store.hpp"
 
 namespace perftriage::schema::dashboard {
 
@@ -42,7 +43,9 @@ struct RunStamp {
 };
 
 // Newest first (created_at, then id); platform "" = every platform, else any spelling of it. limit <= 0 = no limit.
-Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit);
+// RunsWith::performance: only the runs with performance results (schema/store.hpp), as the overview reads them.
+Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platform, std::int64_t limit,
+                                        RunsWith with = RunsWith::anything);
 Result<std::optional<RunBrief>> find_run(Database& db, const std::string& key);
 Result<std::vector<std::string>> platforms(Database& db);
 // Distinct tags over every run, sorted.

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/run_selection.hpp"
+
 namespace perftriage::schema {
 namespace {
 
@@ -32,7 +34,8 @@ constexpr std::string_view kDeleteOutbox =
 constexpr std::string_view kCountOutbox =
     "SELECT count(*) FROM outbox WHERE state IN ('sent', 'dry_run') AND coalesce(sent_at, created_at) < ?1";
 
-constexpr std::string_view kRunAges = "SELECT id, key, platform, created_at, tags FROM runs ORDER BY created_at, id";
+constexpr std::string_view kRunAges =
+    "SELECT id, key, platform, created_at, tags, " PT_RUN_HAS_PERFORMANCE " FROM runs ORDER BY created_at, id";
 
 Result<std::int64_t> count(Database& db, std::string_view sql, const std::string& cutoff) {
   PT_ASSIGN(auto st, Statement::prepare(db, sql));
@@ -107,7 +110,7 @@ Result<std::int64_t> count_sent_outbox(Database& db, const std::string& cutoff) 
 Result<std::vector<RunAge>> list_run_ages(Database& db) {
   PT_ASSIGN(auto st, Statement::prepare(db, kRunAges));
   return collect<RunAge>(st, [](const Statement& s) {
-    RunAge r{s.int64(0), s.text(1), s.text(2), s.text(3), {}};
+    RunAge r{s.int64(0), s.text(1), s.text(2), s.text(3), {}, s.int64(5) != 0};
     auto tags = nlohmann::json::parse(s.text_view(4), nullptr, false);
     if (tags.is_array()) {
       for (const auto& t : tags) {

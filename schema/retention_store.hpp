@@ -37,6 +37,7 @@ struct RunAge {
   std::string platform;
   std::string created_at;
   std::vector<std::string> tags;
+  bool has_performance = false;  // the run has performance results (store.hpp RunsWith)
 };
 // Every run, oldest first (created_at, id): what the retention rules select from.
 Result<std::vector<RunAge>> list_run_ages(Database& db);

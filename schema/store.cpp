@@ -16,6 +16,7 @@
 #include "schema/blob_codec.hpp"
 #include "schema/migrate.hpp"
 #include "schema/result_writer_backends.hpp"
+#include "schema/run_selection.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -107,6 +108,13 @@ constexpr std::string_view kRunCountsSummary =
     " coalesce(sum(slow), 0), coalesce(sum(failed), 0), coalesce(sum(accuracy_failed), 0),"
     " coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0), coalesce(sum(invalid), 0) "
     "FROM run_groups WHERE run_id = ?1";
+// A platform's runs newest first, along runs_platform_created (runs_created for "" = every platform); a condition of
+// run_selection.hpp may stand between the WHERE and the order.
+constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ";
+constexpr std::string_view kRunsOfAnyPlatform = "WHERE (?1 = '' OR platform = ?1) ";
+constexpr std::string_view kNewestFirst = "ORDER BY created_at DESC, id DESC";
+constexpr std::string_view kHasPerformanceResults =
+    "SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND " PT_RUN_HAS_PERFORMANCE ")";
 constexpr std::string_view kPlatformExact = "SELECT platform FROM runs WHERE platform = ?1 LIMIT 1";
 // The first run's spelling: databases written before platforms were case-insensitive may hold several (migration 009
 // unified them, this keeps the rule where it matters anyway).
@@ -481,10 +489,10 @@ Result<void> refresh_run_summary(Database& db, std::int64_t run_id) {
   return {};
 }
 
-Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform) {
+Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform, RunsWith with) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) +
-                                                "WHERE ?1 = '' OR platform = ?1 ORDER BY created_at DESC, id DESC"));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + std::string(kRunsOfAnyPlatform) +
+                                                std::string(runs_with_condition(with)) + std::string(kNewestFirst)));
   st.bind(1, stored);
   return collect<model::RunRecord>(st, read_run);
 }
@@ -535,12 +543,20 @@ Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string
   return first(st, read_run);
 }
 
-Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform) {
+Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform, RunsWith with) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) +
-                                                "WHERE platform = ?1 ORDER BY created_at DESC, id DESC LIMIT 1"));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + std::string(kRunsOfPlatform) +
+                                                std::string(runs_with_condition(with)) + std::string(kNewestFirst) +
+                                                " LIMIT 1"));
   st.bind(1, stored);
   return first(st, read_run);
+}
+
+Result<bool> has_performance_results(Database& db, std::int64_t run_id) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kHasPerformanceResults));
+  st.bind(1, run_id);
+  PT_ASSIGN(const std::int64_t found, scalar(st));
+  return found != 0;
 }
 
 Result<std::optional<model::RunRecord>> previous_run(Database& db, const model::RunRecord& run) {

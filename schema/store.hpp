@@ -109,7 +109,15 @@ Result<void> refresh_run_flags(Database& db, std::int64_t run_id);
 Result<void> refresh_run_summary(Database& db, std::int64_t run_id);
 
 // --- reads (single statements) ---
-Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform = {});  // newest first
+// Which runs a read of a platform's runs takes. A run has performance results when a row of a performance file is
+// stored for it, measured or failed. A run of reference (expected-result) files alone, of accuracy rows alone, or whose
+// performance files held no row (a header alone, every row refused) has none: it is never the latest run of its
+// platform (`slow`, the dashboard overview, the tracking issues), where it would show an empty table in place of the
+// newest run that measured something. A failed row counts: a nightly where every model failed is news.
+enum class RunsWith { anything, performance };
+// Newest first (created_at, then id); platform "" = every platform.
+Result<std::vector<model::RunRecord>> list_runs(Database& db, const std::string& platform = {},
+                                                RunsWith with = RunsWith::anything);
 // One page of runs, newest first (created_at, then id). `cursor` is "" for the first page, else the `next_cursor` of
 // the page before: the (created_at, id) of its last run, so a page is one range read of runs_platform_created however
 // deep it is, and runs stored meanwhile never shift it. An unreadable cursor is invalid_input (column "cursor").
@@ -120,7 +128,11 @@ struct RunPage {
 Result<RunPage> list_runs_page(Database& db, const std::string& platform, std::int64_t limit,
                                const std::string& cursor);
 Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key);
-Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform);
+// The platform's latest run: its newest with performance results (RunsWith::anything: its newest of any kind).
+Result<std::optional<model::RunRecord>> latest_run(Database& db, const std::string& platform,
+                                                   RunsWith with = RunsWith::performance);
+// Whether the run has performance results (RunsWith): one probe of its summaries.
+Result<bool> has_performance_results(Database& db, std::int64_t run_id);
 // Same platform, just before.
 Result<std::optional<model::RunRecord>> previous_run(Database& db, const model::RunRecord& run);
 Result<std::int64_t> count_runs(Database& db);  // every platform

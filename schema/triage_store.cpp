@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "schema/issue_case_store.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {
@@ -67,6 +72,49 @@ constexpr std::string_view kAutoApply =
 #undef PT_DERIVED_SINCE
 #undef PT_BACKLOG_FIXED
 
+// The cases of the platform a person has decided on (any history line not by "auto" or "tracker"), even if they
+// later set "new" again: the tracker's acknowledgement never overrides a person.
+constexpr std::string_view kPersonDecided =
+    "SELECT DISTINCT case_id FROM triage_history WHERE platform = ?1 AND who NOT IN ('auto', 'tracker')";
+
+using CaseKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+// What an open tracker issue says of the platform's cases: the newest issue naming each.
+struct TrackerView {
+  std::map<CaseKey, LinkedIssue> issue_of;
+  std::set<std::int64_t> person_decided;
+};
+
+Result<TrackerView> tracker_view(Database& db, const std::string& platform) {
+  TrackerView view;
+  PT_ASSIGN(const auto links, open_issue_links(db, platform));
+  for (const auto& l : links) {
+    // Ordered newest issue first within a case: the first one stays.
+    view.issue_of.try_emplace({l.name.suite, l.name.dtype, l.name.mode, l.name.model}, l.issue);
+  }
+  if (view.issue_of.empty()) return view;
+  PT_ASSIGN(auto st, Statement::prepare(db, kPersonDecided));
+  st.bind(1, platform);
+  PT_ASSIGN(const auto ids, collect<std::int64_t>(st, [](const Statement& s) { return s.int64(0); }));
+  view.person_decided.insert(ids.begin(), ids.end());
+  return view;
+}
+
+// A case still slow (derived new or regressed, no decision row) that an open tracker issue names is acknowledged
+// with that issue, derived like the backlog's states: nothing is written, so it follows the issue (closed: back to
+// the backlog's state) and a person's decision, which writes a row, wins.
+void apply_tracker(const TrackerView& view, TriageCase& c) {
+  if (c.updated_by != "auto" || (c.state != "new" && c.state != "regressed")) return;
+  if (view.person_decided.count(c.case_id)) return;
+  const auto it = view.issue_of.find({c.suite, c.dtype, c.mode, c.model});
+  if (it == view.issue_of.end()) return;
+  const auto& issue = it->second;
+  c.state = "acknowledged";
+  c.issue = issue.repo + "#" + std::to_string(issue.number);
+  c.reason = "named in the open tracker issue " + c.issue + (issue.title.empty() ? "" : ": " + issue.title);
+  c.updated_by = "tracker";
+}
+
 TriageCase read_case(const Statement& s) {
   TriageCase c;
   c.suite = s.text(0);
@@ -98,7 +146,12 @@ Result<std::optional<std::int64_t>> case_id_of(Database& db, const TriageKey& ke
 Result<std::optional<TriageCase>> read_one(Database& db, const std::string& platform, std::int64_t case_id) {
   PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = ?1 AND b.case_id = ?2"));
   st.bind(1, platform).bind(2, case_id);
-  return first(st, read_case);
+  PT_ASSIGN(auto found, first(st, read_case));
+  if (found) {
+    PT_ASSIGN(const auto view, tracker_view(db, platform));
+    apply_tracker(view, *found);
+  }
+  return found;
 }
 
 // owner/repo#N, GitHub's grammar for the names (server/bot/github_client.hpp is_github_repo) loosely: what a link
@@ -201,11 +254,15 @@ Result<TriageCase> set_triage(Database& db, const TriageKey& key, std::string_vi
 
 Result<std::vector<TriageCase>> list_triage(Database& db, const std::string& platform, std::string_view state) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT * FROM (" + std::string(kSelectTriage) +
-                                                "WHERE b.platform = ?1) AS v WHERE ?2 = '' OR state = ?2 "
-                                                "ORDER BY 1, 2, 3, 5, 4"));
-  st.bind(1, stored).bind(2, std::string(state));  // an empty view may have no data: bound as text ''
-  return collect<TriageCase>(st, read_case);
+  PT_ASSIGN(auto st,
+            Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = ?1 ORDER BY 1, 2, 3, 5, 4"));
+  st.bind(1, stored);
+  PT_ASSIGN(auto cases, collect<TriageCase>(st, read_case));
+  // The state filter after the tracker's acknowledgements, which the SQL does not know.
+  PT_ASSIGN(const auto view, tracker_view(db, stored));
+  for (auto& c : cases) apply_tracker(view, c);
+  if (!state.empty()) std::erase_if(cases, [&](const TriageCase& c) { return c.state != state; });
+  return cases;
 }
 
 Result<std::vector<TriageChange>> triage_history(Database& db, const TriageKey& key) {

@@ -3,6 +3,12 @@ import { api, runsBrief } from './api.js';
 import { el, notice, num, select, table, td } from './dom.js';
 import { link, update } from './hash.js';
 
+// owner/repo#N (a person's reference or the tracker issue that acknowledged the case) as a link to the issue.
+function issueLink(ref) {
+  const m = /^([\w.-]+\/[\w.-]+)#(\d+)$/.exec(ref);
+  return m ? el('a', { class: 'issue-link', href: `https://github.com/${m[1]}/issues/${m[2]}`, text: ref }) : ref;
+}
+
 const runLink = (run) => el('a', { href: link('run', { run }), text: run });
 const statusPill = (status) =>
   el('span', { class: `pill ${status === 'open' ? 'bad' : status === 'fixed' ? 'good' : 'warn'}`, text: status });
@@ -12,7 +18,8 @@ function backlogRow(c, platform) {
     td(el('a', { href: link('case', { platform, suite: c.suite, model: c.model, dtype: c.dtype, mode: c.mode, run: c.latest_run }), text: c.model })),
     td(statusPill(c.status)), td(runLink(c.first_seen)), td(runLink(c.last_seen)), td(c.fixed_in ? runLink(c.fixed_in) : ''),
     el('td', { class: 'num speed', text: c.latest_speedup || '' }), num(c.worst_speedup), el('td', { class: 'num', text: c.runs_slow }),
-    td(c.triage ? el('span', { class: 'pill', title: c.triage.reason || c.triage.issue || '', text: c.triage.state + (c.triage.issue ? ` ${c.triage.issue}` : '') }) : ''));
+    td(c.triage ? el('span', {}, el('span', { class: 'pill', title: c.triage.reason || c.triage.issue || '', text: c.triage.state }),
+      c.triage.issue ? ' ' : '', c.triage.issue ? issueLink(c.triage.issue) : '') : ''));
 }
 
 // expected / wontfix: decided, listed apart, never counted as work to do.

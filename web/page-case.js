@@ -91,20 +91,25 @@ async function runSection(view, c, run, series) {
   }
 }
 
-async function issuesSection(view, model) {
+// The open tracker issues whose extracted cases name this case (stored with each labeled issue, narrowed by the
+// issue's hardware): the explain answer's `issues`, not a guess from titles.
+async function issuesSection(view, c) {
   view.appendChild(el('h2', { text: 'Linked issues' }));
-  let issues;
-  try {
-    issues = (await api('/issues')).issues;
-  } catch (e) {
-    view.appendChild(errorBox(e));
+  if (!c.dtype || !c.mode) {
+    view.appendChild(notice('Pick a dtype and a mode: issues name a case by suite, dtype, mode and model.'));
     return;
   }
-  const linked = issues.filter((i) => (i.result && (i.result.cases || []).some((x) => x.model === model)) ||
-    String(i.title).includes(model));
-  view.appendChild(table(['issue', 'title', 'labels'], linked.map((i) => el('tr', {},
-    td(el('a', { href: `https://github.com/${i.repo}/issues/${i.number}`, text: `${i.repo}#${i.number}` })), td(i.title),
-    td((i.labels || []).map((l) => el('span', { class: 'pill', text: l }))))), { empty: 'no labeled issue mentions this model' }));
+  const path = ['platform', 'suite', 'dtype', 'mode', 'model'].map((k) => enc(c[k])).join('/');
+  let issues;
+  try {
+    issues = (await api(`/explain/${path}`)).issues || [];
+  } catch (e) {
+    view.appendChild(e.status === 404 ? notice('No measurement of this case on this platform.') : errorBox(e));
+    return;
+  }
+  view.appendChild(table(['issue', 'title', 'hardware', 'speedup quoted'], issues.map((i) => el('tr', { class: 'linked-issue' },
+    td(el('a', { href: i.url, text: i.ref })), td(i.title), td(i.platform || 'any'),
+    td(i.speedup == null ? '' : String(i.speedup)))), { empty: 'no open tracker issue names this case' }));
 }
 
 // The case explained (GET /explain/...): the verdict, what to attach next, and its triage state with the history of
@@ -170,5 +175,5 @@ export async function casePage(view, params) {
   const newest = series.length ? series[0].points[series[0].points.length - 1] : null;
   if (c.dtype && c.mode) await explainSection(view, c);
   await runSection(view, c, params.get('run') || (newest && newest.run), series);
-  await issuesSection(view, c.model);
+  await issuesSection(view, c);
 }

@@ -261,6 +261,43 @@ void scan_summaries(const std::vector<std::string>& lines, std::vector<Found>& o
   }
 }
 
+// ---- One case per line -------------------------------------------------------------------------------------------
+// "huggingface bfloat16 inference ElectraForQuestionAnswering speedup 0.662224": a line (or list item) that starts
+// with a suite, a dtype and a mode and names the model right after them. Prose that mentions the three ("in
+// huggingface bfloat16 inference workloads") does not start with them, so it is no case line.
+std::optional<ParsedCase> case_line(std::string_view line, std::size_t index) {
+  auto t = trim(line);
+  if (t.starts_with("- ") || t.starts_with("* ")) t = trim(t.substr(2));
+  auto toks = cells_of(t, Split::space);
+  if (toks.size() < 4) return std::nullopt;
+  ParsedCase c;
+  c.suite = normalize_suite(toks[0]);
+  c.dtype = normalize_dtype(toks[1]);
+  c.mode = normalize_mode(toks[2]);
+  c.model = toks[3];
+  std::erase(c.model, '`');
+  if (c.suite.empty() || c.dtype.empty() || c.mode.empty()) return std::nullopt;
+  if (!is_model_name(c.model) || !normalize_suite(c.model).empty()) return std::nullopt;
+  // A speedup only where the line says so: a table row's next number is its batch size.
+  for (std::size_t k = 4; k + 1 < toks.size(); ++k)
+    if (lower(toks[k]).starts_with("speedup")) c.speedup = number_in(toks[k + 1]);
+  c.e2e = true;
+  c.text = std::string(t);
+  c.line = index;
+  return c;
+}
+
+void scan_case_lines(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan, Budget* budget) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    tick(budget);
+    auto c = case_line(lines[i], i);
+    if (!c) continue;
+    scan.e2e_table = true;
+    if (scan.table_shape.empty()) scan.table_shape = "case lines";
+    out.push_back({std::move(*c), 0});
+  }
+}
+
 // ---- benchmarks/dynamo/<suite>.py commands ----------------------------------------------------------------------
 void scan_commands(const std::vector<std::string>& lines, std::vector<Found>& out, CaseScan& scan, Budget* budget) {
   static const Regex kCmd(R"(benchmarks/dynamo/(huggingface|timm_models|torchbench)\.py)");
@@ -394,6 +431,9 @@ CaseScan extract_cases(const std::vector<std::string>& lines, std::string_view t
   CaseScan scan;
   std::vector<Found> found;
   scan_tables(lines, title, found, scan, budget);
+  check(budget);
+  // After the tables: a row a table read already keeps the table's reading (its columns), the duplicate is dropped.
+  scan_case_lines(lines, found, scan, budget);
   check(budget);
   scan_summaries(lines, found, scan, budget);
   check(budget);

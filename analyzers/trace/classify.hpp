@@ -14,8 +14,8 @@ namespace perftriage::analyzers::trace {
 struct ClassifyOptions {
   // --- input limits (gzip bombs, huge uploads) ---
   std::uint64_t max_decompressed_bytes = 4ULL << 30;  // refuse a gzip that inflates past this (4 GiB)
-  double max_gzip_ratio = 250.0;                      // refuse inflated/compressed above this (real traces: 15-30x)
-  std::uint64_t ratio_check_min_bytes = 16ULL << 20;  // ratio is only judged past this many inflated bytes
+  double max_gzip_ratio = 250.0;                      // refuse inflated/compressed-so-far above this (traces: 15-30x)
+  std::uint64_t ratio_check_min_bytes = 8ULL << 20;   // ratio is only judged past this many inflated bytes
   std::uint64_t chunk_bytes = 8ULL << 20;             // events parsed per simdjson document (bounds parser memory)
 
   // --- host_bound thresholds (printed with the numbers) ---

@@ -20,6 +20,7 @@ std::string recompile_text(const CompileLog& log) {
 
 }  // namespace
 
+// one piece: the finding is read top to bottom (verdict, evidence parts, fields); split, it would pass the log around.
 nlohmann::json graph_breaks_finding(const CompileLog& log) {
   const std::int64_t breaks = log.graph_breaks + log.explain_graph_breaks;
   nlohmann::json reasons = nlohmann::json::array();

@@ -284,7 +284,7 @@ const std::vector<Option>& table() {
        .set = [](Settings& s, const Value& v) { s.unpack.max_total_bytes = from_mib(v); },
        .get = [](const Settings& s) { return mib(s.unpack.max_total_bytes); }},
       {.section = "limits", .key = "max_archive_ratio", .kind = Kind::integer, .min = 0, .max = 1000000,
-       .meaning = "past archive_ratio_floor_mb unpacked, members may total at most this times the archive; 0 = off",
+       .meaning = "past archive_ratio_floor_mb unpacked, at most this many bytes out per archive byte read; 0 = off",
        .set = [](Settings& s, const Value& v) { s.unpack.max_ratio = static_cast<std::size_t>(integer(v)); },
        .get = [](const Settings& s) { return int_value(s.unpack.max_ratio); }},
       {.section = "limits", .key = "archive_ratio_floor_mb", .kind = Kind::integer, .min = 0, .max = 1 << 20,

@@ -35,7 +35,7 @@ Result<json> history_of(schema::Database& db, const schema::TriageKey& key) {
                     {"failed", p.failed}});
   }
   json changes = json::array();
-  for (const auto& c : cmp::detect_steps(values)) {
+  for (const auto& c : cmp::detect_changes(values)) {
     changes.push_back({{"run", points[c.index].run_key},
                        {"before", c.before},
                        {"after", c.after},

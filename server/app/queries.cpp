@@ -11,6 +11,23 @@ namespace perftriage::server {
 
 using nlohmann::json;
 
+namespace {
+
+// Why a platform has no latest run: no run at all, or none with performance results (naming its newest run).
+Error no_latest_run(schema::Store& store, const std::string& platform) {
+  auto newest = schema::latest_run(store.db(), platform, schema::RunsWith::anything);
+  if (!newest) return std::move(newest).error();
+  if (!*newest) {
+    return make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform");
+  }
+  return make_error(ErrorKind::not_found, "no_performance_run",
+                    "no run with performance results for platform '" + platform + "': its newest run '" +
+                        (*newest)->meta.key + "' has none (reference or accuracy files only, or no row parsed)",
+                    {}, 0, "platform");
+}
+
+}  // namespace
+
 Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const std::string& run_key,
                                                    const std::string& platform) {
   if (!run_key.empty()) {
@@ -24,12 +41,10 @@ Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const s
   }
   if (!platform.empty()) {
     PT_ASSIGN(auto run, schema::latest_run(store.db(), platform));
-    if (!run) {
-      return make_error(ErrorKind::not_found, "no_run", "no run for platform '" + platform + "'", {}, 0, "platform");
-    }
+    if (!run) return no_latest_run(store, platform);
     return std::vector<model::RunRecord>{std::move(*run)};
   }
-  PT_ASSIGN(auto all, schema::list_runs(store.db()));
+  PT_ASSIGN(auto all, schema::list_runs(store.db(), {}, schema::RunsWith::performance));
   std::vector<model::RunRecord> latest;  // list_runs is newest first: keep the first of each platform
   for (auto& r : all) {
     const bool seen = std::any_of(latest.begin(), latest.end(),
@@ -37,6 +52,15 @@ Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const s
     if (!seen) latest.push_back(std::move(r));
   }
   return latest;
+}
+
+Result<std::optional<Error>> no_results_warning(schema::Store& store, const model::RunRecord& run) {
+  PT_ASSIGN(const bool measured, schema::has_performance_results(store.db(), run.id));
+  if (measured) return std::optional<Error>{};
+  return std::optional<Error>(make_error(ErrorKind::not_found, "no_performance_results",
+                                         "run '" + run.meta.key +
+                                             "' has no performance results (reference or accuracy files only, or no "
+                                             "row parsed): its slow table is empty because nothing was measured"));
 }
 
 Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,

@@ -1,5 +1,6 @@
 #pragma once
 // Read-side use cases shared by the CLI and the HTTP routes.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,18 @@
 
 namespace perftriage::server {
 
-// --run KEY: that run (not_found otherwise); --platform P: its latest run; neither: the latest run of
-// every platform.
+// --run KEY: that run (not_found otherwise); --platform P: its latest run; neither: the latest run of every platform.
+// A platform's latest run is its newest with performance results (schema::RunsWith): a run of reference files alone,
+// or whose files held no row, would answer an empty table for the one that measured something. A platform with runs
+// but none with results is not_found "no_performance_run", naming its newest run; a platform without any is "no_run".
+// Across platforms, one without results is left out.
 Result<std::vector<model::RunRecord>> resolve_runs(schema::Store& store, const std::string& run_key,
                                                    const std::string& platform);
+
+// For a run asked for by key: nullopt when it has performance results, else the warning "no_performance_results"
+// (an Error's code and message, not failed: the answer is still given), so that its empty slow table is not read as
+// "nothing is slow".
+Result<std::optional<Error>> no_results_warning(schema::Store& store, const model::RunRecord& run);
 
 // Slow cases (0 < speedup < threshold) of the given runs, in the tracker's order.
 Result<std::vector<model::ResultRecord>> slow_cases(schema::Store& store, const std::vector<model::RunRecord>& runs,

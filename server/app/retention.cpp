@@ -48,13 +48,18 @@ std::vector<schema::RunAge> select_expired_runs(const std::vector<schema::RunAge
                                                 const std::vector<std::string>& keep_tags) {
   std::vector<schema::RunAge> out;
   if (cutoff.empty()) return out;
-  std::map<std::string, const schema::RunAge*> latest;  // platform -> newest run (created_at, then id)
-  for (const auto& r : runs) {
-    auto& l = latest[r.platform];
+  // platform -> its newest run and its newest with performance results (created_at, then id): neither goes, so that a
+  // run of reference files alone never leaves the run `slow` and the overview read (schema::RunsWith) to expire.
+  std::map<std::string, const schema::RunAge*> latest, measured;
+  const auto keep_newer = [](const schema::RunAge*& l, const schema::RunAge& r) {
     if (!l || std::tie(r.created_at, r.id) > std::tie(l->created_at, l->id)) l = &r;
+  };
+  for (const auto& r : runs) {
+    keep_newer(latest[r.platform], r);
+    if (r.has_performance) keep_newer(measured[r.platform], r);
   }
   for (const auto& r : runs) {
-    if (latest[r.platform] == &r) continue;
+    if (latest[r.platform] == &r || measured[r.platform] == &r) continue;
     if (!starts_with_date(r.created_at) || !(r.created_at < cutoff)) continue;
     if (kept_by_tag(r.tags, keep_tags)) continue;
     out.push_back(r);

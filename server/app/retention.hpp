@@ -37,7 +37,8 @@ std::string retention_cutoff(std::chrono::system_clock::time_point now, int days
 // Whether one of the run's tags starts with one of keep_tags (an empty keep tag keeps nothing).
 bool kept_by_tag(const std::vector<std::string>& tags, const std::vector<std::string>& keep_tags);
 // The runs the nightly rule deletes: created before `cutoff` (compared as ISO-8601 text, created_at must start with a
-// valid YYYY-MM-DD date), not kept by a tag, not the latest run of its platform (latest by created_at, then id).
+// valid YYYY-MM-DD date), not kept by a tag, neither the newest run of its platform nor its newest with performance
+// results (by created_at, then id).
 // Oldest first. Nothing when cutoff is "".
 std::vector<schema::RunAge> select_expired_runs(const std::vector<schema::RunAge>& runs, const std::string& cutoff,
                                                 const std::vector<std::string>& keep_tags);

@@ -114,6 +114,9 @@ Result<SlowCases> find_slow_cases(schema::Store& store, const std::string& run, 
   SlowCases out;
   out.threshold = threshold;
   PT_ASSIGN(out.runs, resolve_runs(store, run, platform));
+  if (!run.empty()) {  // asked for by key: an empty table must say when nothing was measured
+    PT_ASSIGN(out.warning, no_results_warning(store, out.runs.front()));
+  }
   PT_ASSIGN(out.rows, slow_cases(store, out.runs, threshold));
   PT_ASSIGN(out.findings, findings_for_rows(store.db(), out.runs, out.rows));
   return out;
@@ -134,7 +137,9 @@ Rendered render_slow_cases(const SlowCases& slow, Format format, const SlowTable
   if (!options.envelope) return rendered_json(cases);
   json keys = json::array();
   for (const auto& r : slow.runs) keys.push_back(r.meta.key);
-  return rendered_json({{"runs", keys}, {"threshold", slow.threshold}, {"cases", cases}});
+  json out{{"runs", keys}, {"threshold", slow.threshold}, {"cases", cases}};
+  if (slow.warning) out["warning"] = {{"code", slow.warning->code}, {"message", slow.warning->message}};
+  return rendered_json(out);
 }
 
 Result<std::vector<RunRow>> list_runs_with_counts(schema::Store& store, const std::string& platform, double threshold) {

@@ -4,6 +4,7 @@
 // analyzers/flags/slow_table.hpp, analyzers/compare/compare_render.hpp), and the format is chosen in one place:
 // parse_format (`?format=` of a route, `--format` of a command; a bad one is invalid_input naming `format`).
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,13 +40,15 @@ struct SlowCases {
   double threshold = 1.0;
   std::vector<model::ResultRecord> rows;              // the tracker's order
   std::vector<std::vector<FindingSummary>> findings;  // per row: the classifiers' findings of its artifacts
+  std::optional<Error> warning;  // the run asked for by key has no performance results (queries.hpp no_results_warning)
 };
 // `run` KEY, else the latest run of `platform`, else the latest run of every platform (server/app/queries.hpp).
 Result<SlowCases> find_slow_cases(schema::Store& store, const std::string& run, const std::string& platform,
                                   double threshold);
 struct SlowTableOptions {
   bool findings_column = false;  // md: a last column "findings"
-  bool envelope = false;         // json: the API's {"runs": [KEY...], "threshold", "cases"} instead of the cases
+  bool envelope = false;         // json: the API's {"runs": [KEY...], "threshold", "cases"} instead of the cases,
+                                 // with "warning": {"code", "message"} when there is one
 };
 // md / csv: | suite | dtype | mode | model | batch_size | speedup | source csv |; json: the cases, each with its
 // "findings".

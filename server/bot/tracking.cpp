@@ -52,10 +52,12 @@ std::string case_id_text(const CaseKey& k) {
 
 bool apart(const Tracked& t) { return t.triage == "expected" || t.triage == "wontfix"; }
 
-// The runs of the platform that the policy tracks under `release`, oldest first.
+// The runs of the platform that the policy tracks under `release`, oldest first: those with performance results
+// (schema::RunsWith), so that the release's reference files, or a run whose files held no row, never become the
+// issue's newest run (its title, environment and the run a comment names) nor the target of its regressions.
 Result<std::vector<model::RunRecord>> release_runs(schema::Database& db, const TrackingPolicy& policy,
                                                    const std::string& platform, const std::string& release) {
-  PT_ASSIGN(auto runs, schema::list_runs(db, platform));
+  PT_ASSIGN(auto runs, schema::list_runs(db, platform, schema::RunsWith::performance));
   std::vector<model::RunRecord> out;
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     if (tracked_release(policy, *it) == release) out.push_back(std::move(*it));
@@ -231,13 +233,15 @@ std::string split_markdown(const Built& b) {
 }
 
 // The regressions issue: the release-regression report of the release's newest run against the newest run of the
-// platform's previous release (an older run the policy tracks under another release). nullopt without such a run.
+// platform's previous release (an older run the policy tracks under another release), both with performance results.
+// nullopt without such a run.
 Result<std::optional<Built>> build_regression_issue(schema::Store& store, const TrackingPolicy& policy,
                                                     const std::vector<model::RunRecord>& runs,
                                                     const std::string& release, const json& published,
                                                     const std::string& fingerprint) {
   const auto& target = runs.back();
-  PT_ASSIGN(const auto all, schema::list_runs(store.db(), target.meta.platform));  // newest first
+  PT_ASSIGN(const auto all,
+            schema::list_runs(store.db(), target.meta.platform, schema::RunsWith::performance));  // newest first
   const model::RunRecord* base = nullptr;
   for (const auto& r : all) {
     const auto other = tracked_release(policy, r);

@@ -151,6 +151,7 @@ Disposition classify(const Event& e, std::string_view bot_login) {
     if (e.action == "opened" || e.action == "edited" || e.action == "reopened") return Disposition::label;
     if (e.action == "labeled" && !e.label.empty()) return Disposition::record_labeled;
     if (e.action == "unlabeled" && !e.label.empty()) return Disposition::record_unlabeled;
+    if (e.action == "closed") return Disposition::record_closed;
     return Disposition::ignored;
   }
   if (e.name == "issue_comment" && e.action == "created" && !e.pull_request && has_label_command(e.comment)) {
@@ -167,6 +168,7 @@ std::string_view to_string(Disposition d) {
     case Disposition::record_labeled: return "record_labeled";
     case Disposition::record_unlabeled: return "record_unlabeled";
     case Disposition::label: return "label";
+    case Disposition::record_closed: return "record_closed";
   }
   return "ignored";
 }

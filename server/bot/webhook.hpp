@@ -49,7 +49,8 @@ enum class Disposition {
   ignored,         // an event or action the bot does not handle
   record_labeled,  // a human added a label
   record_unlabeled,
-  label,  // (re)label the issue: opened / edited / reopened, or a `/label` comment
+  label,          // (re)label the issue: opened / edited / reopened, or a `/label` comment
+  record_closed,  // the issue was closed: it no longer tracks the cases it names (reopened relabels it)
 };
 Disposition classify(const Event& event, std::string_view bot_login);
 std::string_view to_string(Disposition d);

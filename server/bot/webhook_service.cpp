@@ -6,6 +6,7 @@
 #include "analyzers/labeler/labeler.hpp"
 #include "common/bounded_json.hpp"
 #include "schema/bot_store.hpp"
+#include "schema/issue_case_store.hpp"
 #include "server/http/http_types.hpp"
 #include "server/app/label_evidence.hpp"
 #include "server/bot/outbox_worker.hpp"
@@ -61,6 +62,11 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
     case Disposition::ignored: break;
     case Disposition::record_labeled: {
       PT_TRY(schema::record_human_label(db, event.repo, event.number, event.label));
+      answer.body["status"] = "recorded";
+      break;
+    }
+    case Disposition::record_closed: {
+      PT_TRY(schema::clear_issue_cases(db, event.repo, event.number));
       answer.body["status"] = "recorded";
       break;
     }

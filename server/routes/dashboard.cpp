@@ -1,7 +1,8 @@
 // Read-only aggregates the dashboard needs and no other endpoint gives:
 // GET /api/v1/dashboard/overview[?threshold=&runs=30]  each platform's latest run (geomean speedup HUD and runner.py,
 //   pass rate, slow / failed / accuracy-failed counts), the change against its previous run, and the last `runs` runs
-//   (oldest first) for a sparkline.
+//   (oldest first) for a sparkline; all of them runs with performance results (schema/store.hpp RunsWith), so a
+//   references-only upload never replaces the newest measured run. A platform without one is left out.
 // GET /api/v1/dashboard/matrix?run=KEY[&threshold=]    the run's suite x dtype x mode cells with geomean speedups.
 // GET /api/v1/dashboard/runs[?platform=&limit=]        runs without counts (cheap, for pickers), platforms, tags.
 // Per-run statistics are cached in memory, keyed by the database, the run, its live files and the threshold: a run's
@@ -158,7 +159,7 @@ Result<ApiResponse> get_overview(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const auto platforms, dq::platforms(db));
   json out = json::array();
   for (const auto& platform : platforms) {
-    PT_ASSIGN(const auto runs, dq::list_runs(db, platform, history));
+    PT_ASSIGN(const auto runs, dq::list_runs(db, platform, history, schema::RunsWith::performance));
     if (runs.empty()) continue;
     PT_ASSIGN(json entry, platform_overview(db, app, platform, runs, threshold));
     out.push_back(std::move(entry));

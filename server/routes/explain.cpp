@@ -1,8 +1,10 @@
 // GET /api/v1/explain/{platform}/{suite}/{dtype}/{mode}/{model}[?config=&threshold=&format=json|md]: one case end to
 // end (server/app/explain.hpp): history and change point, the run and file of its newest row, triage state and linked
-// issue, every finding with its evidence, and a verdict naming what to attach next.
+// issue, every finding with its evidence, and a verdict naming what to attach next; "issues": the open tracker issues
+// naming the case (server/app/case_issues.hpp), which the Case page lists.
 #include "schema/data_stamps.hpp"
 #include "server/app/app_context.hpp"
+#include "server/app/case_issues.hpp"
 #include "server/app/explain.hpp"
 #include "server/app/queries.hpp"
 #include "server/app/tables.hpp"
@@ -17,7 +19,8 @@ Result<ApiResponse> get_explain(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto store, app.store());
   const schema::TriageKey key{req.params.at(0), req.params.at(1), req.params.at(2),
                               req.params.at(3), req.params.at(4), req.q("config")};
-  PT_ASSIGN(const auto explained, explain(*store, key, threshold));
+  PT_ASSIGN(auto explained, explain(*store, key, threshold));
+  PT_ASSIGN(explained["issues"], case_issues_json(store->db(), key));
   ApiResponse res = format == Format::md
                         ? text_response(200, "text/markdown; charset=utf-8", explain_markdown(explained))
                         : json_response(200, explained);

@@ -48,7 +48,7 @@ json point_json(const schema::HistoryPoint& p) {
 }
 
 json series_json(const std::vector<const schema::HistoryPoint*>& points, const std::string& metric,
-                 const cmp::StepParams& params) {
+                 const cmp::NoiseParams& params) {
   std::vector<std::optional<double>> values;
   json list = json::array();
   for (const auto* p : points) {
@@ -57,7 +57,7 @@ json series_json(const std::vector<const schema::HistoryPoint*>& points, const s
     list.push_back(point_json(*p));
   }
   json changes = json::array();
-  for (const auto& c : cmp::detect_steps(values, params)) {
+  for (const auto& c : cmp::detect_changes(values, params)) {
     const bool up = c.relative_change > 0;
     changes.push_back({{"index", c.index},
                        {"run", points[c.index]->run_key},
@@ -78,7 +78,7 @@ json series_json(const std::vector<const schema::HistoryPoint*>& points, const s
 
 // Consecutive points of one (dtype, mode, config) make one series (the store returns them grouped).
 json all_series(const std::vector<schema::HistoryPoint>& points, const std::string& metric,
-                const cmp::StepParams& params) {
+                const cmp::NoiseParams& params) {
   json series = json::array();
   std::vector<const schema::HistoryPoint*> current;
   for (std::size_t i = 0; i <= points.size(); ++i) {
@@ -141,7 +141,7 @@ Result<ApiResponse> get_history(const ApiRequest& req, AppContext& app) {
     return make_error(ErrorKind::not_found, "no_history",
                       "no " + q.platform + " result for " + q.suite + "/" + q.model);
   }
-  const cmp::StepParams params;
+  const cmp::NoiseParams params;
   json series = all_series(points, metric, params);
   PT_ASSIGN(json findings, model_findings(store->db(), q));
   auto res = json_response(200, {{"suite", q.suite},

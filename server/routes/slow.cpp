@@ -1,5 +1,7 @@
 // GET /api/v1/slow?run=|platform=&threshold=&format=json|md|csv[&findings=1]
-// JSON cases carry the findings of the artifacts attached to them; findings=1 adds a markdown column.
+// JSON cases carry the findings of the artifacts attached to them; findings=1 adds a markdown column. A platform's run
+// is its newest with performance results (404 no_performance_run when it has none); a run asked for by key that has
+// none is answered, its JSON envelope with "warning": {"code": "no_performance_results", "message"}.
 #include "schema/data_stamps.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/queries.hpp"
@@ -18,7 +20,8 @@ Result<ApiResponse> get_slow(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto slow, find_slow_cases(*store, req.q("run"), req.q("platform"), threshold));
   auto table = render_slow_cases(slow, format, {.findings_column = is_true(req.q("findings")), .envelope = true});
   auto res = text_response(200, std::move(table.content_type), std::move(table.body));
-  // A run by key reads that run; a platform, its latest run; neither, the latest of every platform.
+  // A run by key reads that run; a platform, its latest run (any of its runs may become it); neither, the latest of
+  // every platform.
   if (!req.q("run").empty()) {
     for (const auto& run : slow.runs) res.data_scopes.push_back(schema::stamp_scope_run(run.id));
   } else if (!req.q("platform").empty()) {

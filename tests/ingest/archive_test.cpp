@@ -4,6 +4,9 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,7 +26,7 @@ enum class Fmt { zip, tar, tar_gz, gz };
 
 // Builds an archive in memory with libarchive's write API.
 std::string build(Fmt fmt, const std::vector<Member>& members) {
-  std::vector<char> buf(4u << 20);
+  std::vector<char> buf(16u << 20);
   std::size_t used = 0;
   archive* a = archive_write_new();
   switch (fmt) {
@@ -59,6 +62,76 @@ std::string build(Fmt fmt, const std::vector<Member>& members) {
 }
 
 const std::string kCsv = "dev,name,batch_size,speedup\nxpu,m,1,1.5\n";
+
+// Like build(), each member `mib` MiB of zeros written a MiB at a time (the zeros never all in memory), then, with
+// `pad` > 0, a member "pad.bin" of `pad` bytes that do not compress.
+std::string build_zeros(Fmt fmt, const std::vector<std::string>& paths, std::size_t mib, std::size_t pad = 0) {
+  std::vector<char> buf(16u << 20);
+  std::size_t used = 0;
+  archive* a = archive_write_new();
+  if (fmt == Fmt::zip) {
+    archive_write_set_format_zip(a);
+  } else {
+    fmt == Fmt::gz ? archive_write_set_format_raw(a) : archive_write_set_format_pax_restricted(a);
+    archive_write_add_filter_gzip(a);
+  }
+  EXPECT_EQ(archive_write_open_memory(a, buf.data(), buf.size(), &used), ARCHIVE_OK) << archive_error_string(a);
+  const std::string zeros(1u << 20, '\0');
+  for (const auto& path : paths) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, path.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(mib << 20));
+    EXPECT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
+    for (std::size_t i = 0; i < mib; ++i) archive_write_data(a, zeros.data(), zeros.size());
+    archive_entry_free(e);
+  }
+  if (pad > 0) {
+    std::string noise(pad, '\0');
+    std::uint32_t x = 2463534242u;
+    for (char& c : noise) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;  // xorshift: bytes deflate cannot shrink
+      c = static_cast<char>(x);
+    }
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, "pad.bin");
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(pad));
+    EXPECT_EQ(archive_write_header(a, e), ARCHIVE_OK) << archive_error_string(a);
+    archive_write_data(a, noise.data(), noise.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return std::string(buf.data(), used);
+}
+
+// {unpacked, read, whole} from a compression-bomb message; zeros when it does not say.
+std::array<std::size_t, 3> bomb_numbers(const std::string& message) {
+  std::smatch m;
+  static const std::regex re(R"((\d+) bytes unpacked from the first (\d+) of (\d+) bytes)");
+  if (!std::regex_search(message, m, re)) return {0, 0, 0};
+  return {std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3])};
+}
+
+// A benchmark CSV as the nightly writes it: a few hundred models, a handful of batch sizes, numbers with few
+// digits, most columns constant. It compresses ~15x, at the high end of real ones (5-20x).
+std::string benchmark_csv(std::size_t rows) {
+  static const char* const kSpeedup[] = {"0.90", "1.00", "1.10", "1.20", "1.30", "1.40", "1.50", "1.60"};
+  std::string csv =
+      "dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,eager_peak_mem,dynamo_peak_mem,"
+      "calls_captured,unique_graphs,graph_breaks,unique_graph_breaks,autograd_captures,autograd_compiles,"
+      "cudagraph_skips\n";
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::size_t h = (i * 2654435761u) % 1000003;
+    csv += "xpu,Model" + std::to_string(i % 500) + "ForCausalLM," + std::to_string(1u << (i % 6)) + "," +
+           kSpeedup[h % 8] + "," + std::to_string(10 + h % 16) + ".000," + std::to_string(20 + h % 4) +
+           ",0.95,0,0,1,1,0,0,0,0,0\n";
+  }
+  return csv;
+}
 
 }  // namespace
 
@@ -170,6 +243,56 @@ TEST(ArchiveErrors, CompressionRatioBomb) {
   lim.max_ratio = 0;
   lim.ratio_floor_bytes = 0;
   EXPECT_TRUE(pi::unpack_archive(build(Fmt::tar_gz, {{"bomb.csv", zeros}}), "ok.tgz", lim).ok());
+}
+
+// Judged against the archive bytes read so far, a bomb is refused a few MiB in, whatever its format. The zip and
+// tar.gz state sizes the ratio allows for their whole size (1.5 MB of noise follows the bomb), so only the bytes read
+// so far give them away; judged against the whole size, each of these would have unpacked 64 MiB or more first.
+TEST(ArchiveErrors, BombStopsAFewMiBIn) {
+  const pi::UnpackLimits lim;
+  for (Fmt f : {Fmt::zip, Fmt::tar_gz, Fmt::gz}) {
+    const std::string bomb = f == Fmt::gz ? build_zeros(f, {"bomb.csv"}, 200) : build_zeros(f, {"a.csv"}, 100, 1500000);
+    auto r = pi::unpack_archive(bomb, "bomb.csv.gz", lim);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "archive_too_large");
+    const auto [unpacked, read, whole] = bomb_numbers(r.error().message);
+    EXPECT_EQ(whole, bomb.size()) << r.error().message;
+    EXPECT_GT(unpacked, lim.ratio_floor_bytes) << r.error().message;
+    EXPECT_LE(unpacked, lim.ratio_floor_bytes + (1u << 20)) << r.error().message;
+    // libarchive reports what it has read as it goes (read in blocks, not the whole archive at once)
+    EXPECT_LT(read, whole / 10) << r.error().message;
+  }
+}
+
+// A member whose header states more than the ratio allows for the whole archive is refused before any of it is
+// unpacked.
+TEST(ArchiveErrors, BombStatingItsSizeRefusedUpFront) {
+  const pi::UnpackLimits lim;
+  for (Fmt f : {Fmt::zip, Fmt::tar_gz}) {
+    const std::string bomb = build_zeros(f, {"a.csv", "b.csv"}, 100);
+    auto r = pi::unpack_archive(bomb, "bomb.zip", lim);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "archive_too_large");
+    EXPECT_NE(r.error().message.find("member 'a.csv' states 104857600 bytes uncompressed, more than 100x"),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find("compression bomb"), std::string::npos) << r.error().message;
+  }
+}
+
+// A CSV compressed as real ones are, several times the ratio floor, unpacks whole in every format.
+TEST(Archive, RealisticCsvPastTheRatioFloor) {
+  const pi::UnpackLimits lim;
+  const std::string csv = benchmark_csv(300000);
+  ASSERT_GT(csv.size(), 2 * lim.ratio_floor_bytes);
+  for (Fmt f : {Fmt::zip, Fmt::tar_gz, Fmt::gz}) {
+    const std::string packed = build(f, {{"big.csv", csv}});
+    auto r = pi::unpack_archive(packed, "big.csv.gz", lim);
+    EXPECT_GT(csv.size() / packed.size(), 10u);
+    ASSERT_TRUE(r.ok()) << r.error().message << " (ratio " << csv.size() / packed.size() << ")";
+    ASSERT_EQ(r->size(), 1u);
+    EXPECT_EQ((*r)[0].bytes, csv);
+  }
 }
 
 TEST(ArchiveErrors, NoCsv) {

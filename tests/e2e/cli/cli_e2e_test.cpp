@@ -279,6 +279,44 @@ TEST_F(CliE2E, ExplicitAxesDoNotRelabelTheReferenceFilesOfADirectory) {
   }
 }
 
+// The torch-xpu-ops reference CSVs alone make a run with no performance row: `slow --platform` never takes it for
+// the platform's latest run (none left: exit 1 saying why), and asked for by key it says so and exits 1.
+TEST_F(CliE2E, SlowNeverTakesARunWithoutPerformanceResultsForTheLatest) {
+  const auto refs = dir_ / "ci_expected_accuracy";
+  write_file(refs / "inductor_xpu_combined.csv", testing::read_fixture("ingest/ref_xpu_combined.csv"));
+  write_file(refs / "inductor_torchbench_training.csv",
+             testing::read_fixture("ingest/ref_xpu_wide_inductor_torchbench_training.csv"));
+  auto ingested =
+      run("ingest --db " + db_ + " --platform BMG --run ref-xpu --created-at 2026-06-01T00:00:00Z " + refs.string());
+  ASSERT_EQ(ingested.status, 0) << ingested.out;
+  const auto err = (dir_ / "err.txt").string();
+
+  auto none = run("slow --db " + db_ + " --platform BMG", err);
+  EXPECT_EQ(none.status, 1) << none.out;
+  auto said = testing::read_bytes(err);
+  EXPECT_NE(said.find("no run with performance results"), std::string::npos) << said;
+  EXPECT_NE(said.find("'ref-xpu'"), std::string::npos) << said;
+  EXPECT_NE(said.find("(no_performance_run)"), std::string::npos) << said;
+
+  ingested = run("ingest --db " + db_ + " --platform BMG --run bmg-release-2.12 --created-at 2026-05-01T00:00:00Z " +
+                 testing::fixture("seed_bmg_2.12"));
+  ASSERT_EQ(ingested.status, 0) << ingested.out;
+  auto md = run("slow --db " + db_ + " --platform BMG", err);
+  EXPECT_EQ(md.status, 0) << testing::read_bytes(err);
+  EXPECT_EQ(std::count(md.out.begin(), md.out.end(), '\n'), 2 + 11) << md.out;  // the older run's table
+  EXPECT_EQ(testing::read_bytes(err), "");
+  auto every = run("slow --db " + db_ + " --json", err);
+  EXPECT_EQ(every.status, 0);
+  EXPECT_EQ(json::parse(every.out).size(), 11u);
+
+  auto asked = run("slow --db " + db_ + " --run ref-xpu --json", err);
+  EXPECT_EQ(asked.status, 1);
+  EXPECT_EQ(asked.out, "[]\n");  // still the table, empty
+  said = testing::read_bytes(err);
+  EXPECT_NE(said.find("run 'ref-xpu' has no performance results"), std::string::npos) << said;
+  EXPECT_NE(said.find("(no_performance_results)"), std::string::npos) << said;
+}
+
 // The learned layer end to end: a model trained from a JSONL history, then `label` naming which layer decided each
 // row, and `label-eval` never scoring an issue the model saw.
 TEST_F(CliE2E, TrackerTrainThenLabelShowsWhichLayerDecided) {

@@ -133,9 +133,10 @@ TEST_F(CompareE2E, CompareOfAnUnknownRunIs404) {
 
 TEST_F(CompareE2E, HistoryOfOneCase) {
   auto j = get_json("/api/v1/cases/huggingface/ModelB/history?platform=BMG&dtype=bfloat16&mode=inference");
-  EXPECT_EQ(j["method"],
-            "noise-scaled Welch t (back 12, fore 12, >= 6 before and >= 3 after, t >= 4.5, >= 2 noise sigmas and >= 1%, "
-            "values clipped at 3 sigmas, a step beating a line by >= 2 sigma^2, noise >= 0.25%)");
+  EXPECT_EQ(
+      j["method"],
+      "noise-scaled Welch t (back 12, fore 12, >= 6 before and >= 3 after, t >= 4.5, >= 2 noise sigmas and >= 1%, "
+      "values clipped at 3 sigmas, a step beating a line by >= 2 sigma^2, noise >= 0.25%)");
   ASSERT_EQ(j["series"].size(), 1u);
   const auto& points = j["series"][0]["points"];
   ASSERT_EQ(points.size(), 2u);

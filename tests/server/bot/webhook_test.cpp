@@ -168,7 +168,7 @@ TEST(Classify, OpenedEditedReopenedLabel) {
 }
 
 TEST(Classify, ClosedIsIgnored) {
-  EXPECT_EQ(classify_payload("issues", issue_payload("closed", "alice")), Disposition::ignored);
+  EXPECT_EQ(classify_payload("issues", issue_payload("closed", "alice")), Disposition::record_closed);
 }
 
 TEST(Classify, LabeledAndUnlabeledAreRecorded) {
