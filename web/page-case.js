@@ -93,37 +93,44 @@ async function runSection(view, c, run, series) {
 
 // The open tracker issues whose extracted cases name this case (stored with each labeled issue, narrowed by the
 // issue's hardware): the explain answer's `issues`, not a guess from titles.
-async function issuesSection(view, c) {
+function issuesSection(view, c, explained) {
   view.appendChild(el('h2', { text: 'Linked issues' }));
   if (!c.dtype || !c.mode) {
     view.appendChild(notice('Pick a dtype and a mode: issues name a case by suite, dtype, mode and model.'));
     return;
   }
-  const path = ['platform', 'suite', 'dtype', 'mode', 'model'].map((k) => enc(c[k])).join('/');
-  let issues;
-  try {
-    issues = (await api(`/explain/${path}`)).issues || [];
-  } catch (e) {
+  if (explained.error) {
+    const e = explained.error;
     view.appendChild(e.status === 404 ? notice('No measurement of this case on this platform.') : errorBox(e));
     return;
   }
+  const issues = explained.answer.issues || [];
   view.appendChild(table(['issue', 'title', 'hardware', 'speedup quoted'], issues.map((i) => el('tr', { class: 'linked-issue' },
     td(el('a', { href: i.url, text: i.ref })), td(i.title), td(i.platform || 'any'),
     td(i.speedup == null ? '' : String(i.speedup)))), { empty: 'no open tracker issue names this case' }));
 }
 
+const explainPath = (c) => ['platform', 'suite', 'dtype', 'mode', 'model'].map((k) => enc(c[k])).join('/');
+
+// GET /explain/... once for the page: the explanation and the linked issues both read it.
+async function fetchExplained(c) {
+  try {
+    return { answer: await api(`/explain/${explainPath(c)}`) };
+  } catch (error) {
+    return { error };
+  }
+}
+
 // The case explained (GET /explain/...): the verdict, what to attach next, and its triage state with the history of
 // it; a person with a `triage` token can decide the state here (PUT /triage/...).
-async function explainSection(view, c) {
-  const path = ['platform', 'suite', 'dtype', 'mode', 'model'].map((k) => enc(c[k])).join('/');
+function explainSection(view, c, explained) {
+  const path = explainPath(c);
   view.appendChild(el('h2', { text: 'Explanation and triage' }));
-  let e;
-  try {
-    e = await api(`/explain/${path}`);
-  } catch (err) {
-    view.appendChild(errorBox(err));
+  if (explained.error) {
+    view.appendChild(errorBox(explained.error));
     return;
   }
+  const e = explained.answer;
   view.appendChild(el('p', { class: 'verdict', text: e.verdict }));
   if (e.next.length) view.appendChild(el('ul', { class: 'next' }, ...e.next.map((n) => el('li', { text: n }))));
   if (!e.triage) {
@@ -173,7 +180,8 @@ export async function casePage(view, params) {
   view.appendChild(el('h2', { text: `History on ${c.platform}` }));
   for (const s of series) seriesSection(view, s, c);
   const newest = series.length ? series[0].points[series[0].points.length - 1] : null;
-  if (c.dtype && c.mode) await explainSection(view, c);
+  const explained = c.dtype && c.mode ? await fetchExplained(c) : null;
+  if (explained) explainSection(view, c, explained);
   await runSection(view, c, params.get('run') || (newest && newest.run), series);
-  await issuesSection(view, c);
+  issuesSection(view, c, explained);
 }
