@@ -11,6 +11,7 @@ Router make_router() {
   register_slow_routes(router);
   register_compare_routes(router);
   register_history_routes(router);
+  register_backlog_routes(router);
   register_report_routes(router);
   register_classify_routes(router);
   register_artifact_routes(router);

@@ -11,6 +11,7 @@ void register_result_routes(Router& router);
 void register_slow_routes(Router& router);
 void register_compare_routes(Router& router);
 void register_history_routes(Router& router);
+void register_backlog_routes(Router& router);
 void register_report_routes(Router& router);
 void register_classify_routes(Router& router);
 void register_artifact_routes(Router& router);

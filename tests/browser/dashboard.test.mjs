@@ -410,8 +410,35 @@ async function main() {
   const fixed = await page.locator('.backlog-table').innerText();
   assert.match(fixed, /lennard_jones/);
   assert.match(fixed, /maml/);
-  await go('#/backlog?platform=BMG');
+  await go('#/backlog?platform=BMG&status=all');
   await shot('backlog');
+  await check('each backlog row lists the open issues the API names for its case', async () => {
+    const d = await (await fetch(`${base}/api/v1/backlog?platform=BMG`)).json();
+    const key = (c) => [c.suite, c.dtype, c.mode, c.model].join('|');
+    const want = new Map(d.cases.map((c) => [key(c), { text: c.issues.map((i) => `#${i.number}`).join(' '), hrefs: c.issues.map((i) => i.url) }]));
+    const headers = await page.$$eval('.backlog-table thead th', (ths) => ths.map((th) => th.textContent));
+    assert.equal(headers.at(-1), 'issues');
+    const shown = await page.$$eval('.backlog-table tbody tr, .known-table tbody tr', (trs) => trs.map((tr) => {
+      const cells = [...tr.querySelectorAll('td')];
+      const issues = tr.querySelector('td.case-issues');
+      return { key: cells.slice(0, 4).map((td) => td.textContent).join('|'), text: issues.textContent,
+        hrefs: [...issues.querySelectorAll('a')].map((a) => a.getAttribute('href')) };
+    }));
+    assert.equal(shown.length, d.cases.length, 'status=all lists every case of the API');
+    for (const row of shown) assert.deepEqual({ text: row.text, hrefs: row.hrefs }, want.get(row.key), row.key);
+  });
+  await check('the compile-time and memory regressions of the two newest runs are the API\'s', async () => {
+    const latest = (await (await fetch(`${base}/api/v1/backlog?platform=BMG`)).json()).latest_regressions;
+    assert.ok(latest, 'BMG has two runs with results');
+    for (const [cls, list, field] of [['compile-regressions', latest.compile_time, 'target_compilation_s'], ['memory-regressions', latest.memory, 'target_compression_ratio']]) {
+      const heading = await page.locator(`h2:has(+ table.${cls})`).textContent();
+      assert.ok(heading.endsWith(`${latest.base_run} → ${latest.target_run}`), heading);
+      const models = await page.$$eval(`table.${cls} tbody tr`, (trs) => trs.filter((tr) => !tr.querySelector('td[colspan]'))
+        .map((tr) => [tr.children[3].textContent, Number(tr.children[5].textContent)]));
+      assert.deepEqual(models, list.map((c) => [c.model, Number(c[field].toFixed(3))]));
+    }
+  });
+  await go('#/backlog?platform=BMG');
 
   // --- Token: the bot's outbox needs a token with scope bot; the page asks for one and uses the one pasted ---
   step = 'token prompt';

@@ -178,6 +178,25 @@ TEST_F(CompareE2E, CompileTimeAndMemoryFromUploadToReport) {
   ASSERT_EQ(trends["groups"].size(), 1u);
   EXPECT_DOUBLE_EQ(trends["groups"][0]["points"][1]["geomean_compression_ratio"].get<double>(), 1.2);
   EXPECT_DOUBLE_EQ(trends["groups"][0]["points"][0]["mean_compilation_s"].get<double>(), 40.0);
+  // The backlog lists both between the platform's two newest runs, with the values compare judged them on; the
+  // recomputed backlog (another threshold) the same.
+  for (const std::string query : {"", "&threshold=1.2"}) {
+    const auto backlog = get_json("/api/v1/backlog?platform=H100" + query);
+    const auto& latest = backlog["latest_regressions"];
+    ASSERT_TRUE(latest.is_object()) << backlog;
+    EXPECT_EQ(latest["base_run"], "h100-1");
+    EXPECT_EQ(latest["target_run"], "h100-2");
+    ASSERT_EQ(latest["compile_time"].size(), 1u) << latest;
+    EXPECT_EQ(latest["compile_time"][0]["model"], "GPT2");
+    EXPECT_DOUBLE_EQ(latest["compile_time"][0]["base_compilation_s"].get<double>(), 40.0);
+    EXPECT_DOUBLE_EQ(latest["compile_time"][0]["target_compilation_s"].get<double>(), 70.0);
+    EXPECT_DOUBLE_EQ(latest["compile_time"][0]["compile_ratio"].get<double>(), c["compile_ratio"].get<double>());
+    EXPECT_EQ(latest["compile_time"][0]["issues"], nlohmann::json::array());
+    ASSERT_EQ(latest["memory"].size(), 1u) << latest;
+    EXPECT_DOUBLE_EQ(latest["memory"][0]["base_compression_ratio"].get<double>(), 1.5);
+    EXPECT_DOUBLE_EQ(latest["memory"][0]["target_compression_ratio"].get<double>(), 1.2);
+    EXPECT_DOUBLE_EQ(latest["memory"][0]["memory_ratio"].get<double>(), 0.8);
+  }
 }
 
 // Compile time is a series of its own (ModelA compiled in 40 s, then 50 s), and compression where measured.
@@ -214,6 +233,11 @@ TEST_F(CompareE2E, Backlog) {
   EXPECT_EQ(j["cases"][2]["model"], "tb_a");
   EXPECT_EQ(j["cases"][2]["first_seen"], "bmg-2.12");
   EXPECT_EQ(j["cases"][2]["fixed_in"], "bmg-2.13");
+  for (const auto& c : j["cases"]) EXPECT_EQ(c["issues"], nlohmann::json::array()) << c;  // no issue names them
+  ASSERT_TRUE(j["latest_regressions"].is_object());
+  EXPECT_EQ(j["latest_regressions"]["target_run"], "bmg-2.13");
+  // ModelA compiles 40 s -> 50 s: a ratio of 0.8 is not below the default 0.8.
+  EXPECT_EQ(j["latest_regressions"]["compile_time"], nlohmann::json::array());
 }
 
 TEST_F(CompareE2E, BacklogNeedsAPlatform) {

@@ -9,6 +9,7 @@
 #include "schema/bot_store.hpp"
 #include "schema/issue_case_store.hpp"
 #include "schema/triage_store.hpp"
+#include "server/app/backlog_changes.hpp"
 #include "server/app/case_issues.hpp"
 #include "server/app/explain.hpp"
 #include "server/app/ingest_service.hpp"
@@ -139,6 +140,13 @@ TEST_F(TrackerTriage, ExplainListsTheOpenIssues) {
   auto index = server::case_issue_index(store_->db(), "BMG");
   ASSERT_TRUE(index);
   EXPECT_EQ(index->size(), 1u);
+  // The backlog's lookup: the case's issues whatever its config, none for a case the issue does not name.
+  const auto listed = server::issues_of(*index, "huggingface", "bfloat16", "inference", "ElectraForQuestionAnswering");
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["number"], 3761);
+  EXPECT_EQ(listed[0]["ref"], "intel/torch-xpu-ops#3761");
+  EXPECT_EQ(server::issues_of(*index, "huggingface", "float16", "inference", "ElectraForQuestionAnswering"),
+            nlohmann::json::array());
   auto explained = server::explain(*store_, key, 1.0);
   ASSERT_TRUE(explained) << explained.error().message;
   EXPECT_EQ((*explained)["triage"]["state"], "acknowledged");
