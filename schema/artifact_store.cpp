@@ -8,30 +8,34 @@ namespace {
 
 constexpr std::string_view kInsertArtifact =
     "INSERT INTO artifacts(run_id, suite, dtype, mode, model, config, name, role, kind, sha256, size, compression, "
-    "stored_size, findings, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+    "stored_size, findings, created_at) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) "
     "RETURNING id";
 // The stored bytes live beside the artifact (migration 010), so that listing artifacts never reads them.
-constexpr std::string_view kInsertArtifactBlob = "INSERT INTO artifact_blobs(artifact_id, raw) VALUES(?1, ?2)";
+constexpr std::string_view kInsertArtifactBlob = "INSERT INTO artifact_blobs(artifact_id, raw) VALUES($1, $2)";
 constexpr std::string_view kSelectArtifactColumns =
     "SELECT a.id, a.run_id, r.key, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, a.kind, a.sha256, "
     "a.size, a.stored_size, a.compression, a.findings, a.created_at FROM artifacts a JOIN runs r ON r.id = a.run_id ";
 constexpr std::string_view kWhereSameBytes =
-    "WHERE a.run_id = ?1 AND a.suite = ?2 AND a.dtype = ?3 AND a.mode = ?4 AND a.model = ?5 AND a.sha256 = ?6";
+    "WHERE a.run_id = $1 AND a.suite = $2 AND a.dtype = $3 AND a.mode = $4 AND a.model = $5 AND a.sha256 = $6";
 constexpr std::string_view kWhereCase =
-    "WHERE a.run_id = ?1 AND a.suite = ?2 AND a.dtype = ?3 AND a.mode = ?4 AND a.model = ?5 "
-    "AND (?6 = '' OR a.config = ?6) ORDER BY a.id";
-constexpr std::string_view kWhereId = "WHERE a.id = ?1";
-// json_extract keeps the census (large for real traces) out of the slow list.
-constexpr std::string_view kRunFindings =
-    "SELECT id, suite, dtype, mode, model, config, name, role, json_extract(findings, '$.findings') "
-    "FROM artifacts WHERE run_id = ?1 ORDER BY id";
-constexpr std::string_view kModelFindings =
-    "SELECT a.id, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, json_extract(a.findings, '$.findings'),"
-    " r.key FROM artifacts a JOIN runs r ON r.id = a.run_id "
-    "WHERE r.platform = ?1 AND a.suite = ?2 AND a.model = ?3 ORDER BY r.created_at, r.id, a.id";
+    "WHERE a.run_id = $1 AND a.suite = $2 AND a.dtype = $3 AND a.mode = $4 AND a.model = $5 "
+    "AND ($6 = '' OR a.config = $6) ORDER BY a.id";
+constexpr std::string_view kWhereId = "WHERE a.id = $1";
+// Only the findings member is read, which keeps the census (large for real traces) out of the slow list.
+#define PT_SQLITE_FINDINGS(a) "json_extract(" a "findings, '$.findings')"
+#define PT_POSTGRES_FINDINGS(a) "CAST(" a "findings AS jsonb) -> 'findings'"
+#define PT_RUN_FINDINGS(D) \
+  "SELECT id, suite, dtype, mode, model, config, name, role, " PT_##D##_FINDINGS("") " FROM artifacts" \
+  " WHERE run_id = $1 ORDER BY id"
+constexpr DialectSql kRunFindings = PT_DIALECT_SQL(PT_RUN_FINDINGS);
+#define PT_MODEL_FINDINGS(D) \
+  "SELECT a.id, a.suite, a.dtype, a.mode, a.model, a.config, a.name, a.role, " PT_##D##_FINDINGS("a.") ","    \
+  " r.key FROM artifacts a JOIN runs r ON r.id = a.run_id "                                                     \
+  "WHERE r.platform = $1 AND a.suite = $2 AND a.model = $3 ORDER BY r.created_at, r.id, a.id"
+constexpr DialectSql kModelFindings = PT_DIALECT_SQL(PT_MODEL_FINDINGS);
 constexpr std::string_view kSelectRaw =
     "SELECT a.compression, a.size, b.raw FROM artifacts a JOIN artifact_blobs b ON b.artifact_id = a.id WHERE a.id = "
-    "?1";
+    "$1";
 
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
@@ -116,7 +120,7 @@ Result<std::vector<model::ArtifactRecord>> case_artifacts(Database& db, std::int
 }
 
 Result<std::vector<model::ArtifactFindings>> run_artifact_findings(Database& db, std::int64_t run_id) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kRunFindings));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kRunFindings)));
   st.bind(1, run_id);
   return collect<model::ArtifactFindings>(st, read_findings);
 }
@@ -125,7 +129,7 @@ Result<std::vector<model::ArtifactFindings>> model_artifact_findings(Database& d
                                                                      const std::string& suite,
                                                                      const std::string& model) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, kModelFindings));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kModelFindings)));
   st.bind(1, stored).bind(2, suite).bind(3, model);
   return collect<model::ArtifactFindings>(st, [](const Statement& s) {
     model::ArtifactFindings f = read_findings(s);

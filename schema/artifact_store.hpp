@@ -9,7 +9,7 @@
 
 #include "common/result.hpp"
 #include "model/artifacts.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

@@ -6,10 +6,10 @@ namespace perftriage::schema {
 namespace {
 
 constexpr std::string_view kInsert =
-    "INSERT INTO audit_log(at, actor, action, target, detail) VALUES(?1, ?2, ?3, ?4, ?5)";
+    "INSERT INTO audit_log(at, actor, action, target, detail) VALUES($1, $2, $3, $4, $5)";
 constexpr std::string_view kSelect =
-    "SELECT id, at, actor, action, target, detail FROM audit_log WHERE (COALESCE(?1, '') = '' OR action = ?1) "
-    "ORDER BY id DESC LIMIT ?2";
+    "SELECT id, at, actor, action, target, detail FROM audit_log WHERE (COALESCE($1, '') = '' OR action = $1) "
+    "ORDER BY id DESC LIMIT $2";
 
 }  // namespace
 
@@ -24,7 +24,7 @@ Result<void> append_audit(Database& db, std::string_view actor, std::string_view
 
 Result<std::vector<AuditEntry>> list_audit(Database& db, std::string_view action, std::int64_t limit) {
   PT_ASSIGN(auto st, Statement::prepare(db, kSelect));
-  st.bind(1, action).bind(2, limit);
+  st.bind(1, action).bind(2, sql_limit(limit));
   return collect<AuditEntry>(st, [](const Statement& s) {
     return AuditEntry{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5)};
   });

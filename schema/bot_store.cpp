@@ -12,86 +12,89 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kInsertDelivery =
-    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at) VALUES(?1, ?2, ?3, ?4) "
+    "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at) VALUES($1, $2, $3, $4) "
     "ON CONFLICT(delivery_id) DO NOTHING";
 constexpr std::string_view kClaimDelivery =
     "INSERT INTO webhook_deliveries(delivery_id, event, action, received_at, state, attempts, payload, lease_until) "
-    "VALUES(?1, ?2, ?3, ?4, 'processing', 1, ?5, ?6) ON CONFLICT(delivery_id) DO NOTHING";
+    "VALUES($1, $2, $3, $4, 'processing', 1, $5, $6) ON CONFLICT(delivery_id) DO NOTHING";
 constexpr std::string_view kDeliveryState =
-    "SELECT state, attempts, lease_until FROM webhook_deliveries WHERE delivery_id = ?1";
+    "SELECT state, attempts, lease_until FROM webhook_deliveries WHERE delivery_id = $1";
 constexpr std::string_view kRetryDelivery =
-    "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, ?2), lease_until = ?3 "
-    "WHERE delivery_id = ?1";
+    "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, $2), lease_until = $3 "
+    "WHERE delivery_id = $1";
 constexpr std::string_view kFinishDelivery =
     "UPDATE webhook_deliveries SET state = 'done', payload = NULL, last_error = '' "
-    "WHERE delivery_id = ?1 AND state = 'processing'";
+    "WHERE delivery_id = $1 AND state = 'processing'";
 constexpr std::string_view kDeliveryError =
-    "UPDATE webhook_deliveries SET last_error = ?2, lease_until = 0 WHERE delivery_id = ?1";
+    "UPDATE webhook_deliveries SET last_error = $2, lease_until = 0 WHERE delivery_id = $1";
 constexpr std::string_view kReleaseDeliveryLeases =
     "UPDATE webhook_deliveries SET lease_until = 0 WHERE state = 'processing' AND lease_until <> 0";
 constexpr std::string_view kQuarantineDelivery =
-    "UPDATE webhook_deliveries SET state = 'quarantined', last_error = ?2 WHERE delivery_id = ?1";
-constexpr std::string_view kSelectDeliveries =
-    "SELECT delivery_id, event, action, state, attempts, CASE WHEN state = 'done' THEN NULL ELSE payload END, "
-    "last_error, received_at FROM webhook_deliveries WHERE (?1 = '' OR state = ?1) "
-    "ORDER BY received_at DESC, rowid DESC LIMIT ?2";
-constexpr std::string_view kCountDeliveries = "SELECT count(*) FROM webhook_deliveries WHERE (?1 = '' OR state = ?1)";
+    "UPDATE webhook_deliveries SET state = 'quarantined', last_error = $2 WHERE delivery_id = $1";
+#define PT_SELECT_DELIVERIES(D)                                                                               \
+  "SELECT delivery_id, event, action, state, attempts, CASE WHEN state = 'done' THEN NULL ELSE payload END, " \
+  "last_error, received_at FROM webhook_deliveries WHERE ($1 = '' OR state = $1) "                            \
+  "ORDER BY received_at DESC, " PT_##D##_ROW_ADDRESS " DESC LIMIT $2"
+constexpr DialectSql kSelectDeliveries = PT_DIALECT_SQL(PT_SELECT_DELIVERIES);
+constexpr std::string_view kCountDeliveries = "SELECT count(*) FROM webhook_deliveries WHERE ($1 = '' OR state = $1)";
 constexpr std::string_view kInsertAction =
     "INSERT INTO outbox(repo, issue_number, kind, payload, state, attempts, next_attempt_at, created_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, 0, ?6, ?7) RETURNING id";
+    "VALUES($1, $2, $3, $4, $5, 0, $6, $7) RETURNING id";
 constexpr std::string_view kMarkSent =
-    "UPDATE outbox SET state = 'sent', attempts = ?2, last_error = '', sent_at = ?3 WHERE id = ?1";
+    "UPDATE outbox SET state = 'sent', attempts = $2, last_error = '', sent_at = $3 WHERE id = $1";
 constexpr std::string_view kScheduleRetry =
-    "UPDATE outbox SET attempts = ?2, next_attempt_at = ?3, last_error = ?4 WHERE id = ?1";
+    "UPDATE outbox SET attempts = $2, next_attempt_at = $3, last_error = $4 WHERE id = $1";
 constexpr std::string_view kMarkFailed =
-    "UPDATE outbox SET state = 'failed', attempts = ?2, last_error = ?3 WHERE id = ?1";
+    "UPDATE outbox SET state = 'failed', attempts = $2, last_error = $3 WHERE id = $1";
 constexpr std::string_view kOutboxColumns =
     "SELECT id, repo, issue_number, kind, payload, state, attempts, next_attempt_at, last_error, created_at, "
     "COALESCE(sent_at, '') FROM outbox ";
 // claim_due: the pick and the lease in one statement, the row read back (its next attempt the lease's end) through the
 // same columns as kOutboxColumns.
-#define PT_CLAIM_PICK "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"
+#define PT_CLAIM_PICK "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY id LIMIT 1"
 #define PT_CLAIM_RETURNING                                                                                       \
   " RETURNING id, repo, issue_number, kind, payload, state, attempts, next_attempt_at, last_error, created_at, " \
   "COALESCE(sent_at, '')"
 constexpr std::string_view kClaimDue =
-    "UPDATE outbox SET next_attempt_at = ?2 WHERE id = (" PT_CLAIM_PICK ")" PT_CLAIM_RETURNING;
+    "UPDATE outbox SET next_attempt_at = $2 WHERE id = (" PT_CLAIM_PICK ")" PT_CLAIM_RETURNING;
 constexpr std::string_view kClaimDuePostgres =
-    "UPDATE outbox SET next_attempt_at = ?2 WHERE id = (" PT_CLAIM_PICK " FOR UPDATE SKIP LOCKED)" PT_CLAIM_RETURNING;
+    "UPDATE outbox SET next_attempt_at = $2 WHERE id = (" PT_CLAIM_PICK " FOR UPDATE SKIP LOCKED)" PT_CLAIM_RETURNING;
 #undef PT_CLAIM_PICK
 #undef PT_CLAIM_RETURNING
-constexpr std::string_view kReleaseClaim = "UPDATE outbox SET next_attempt_at = ?2 WHERE id = ?1 AND state = 'pending'";
+constexpr std::string_view kReleaseClaim = "UPDATE outbox SET next_attempt_at = $2 WHERE id = $1 AND state = 'pending'";
 constexpr std::string_view kUpsertBotLabel =
-    "INSERT INTO issue_labels(repo, number, label, applied_by_bot) VALUES(?1, ?2, ?3, 1) "
+    "INSERT INTO issue_labels(repo, number, label, applied_by_bot) VALUES($1, $2, $3, 1) "
     "ON CONFLICT(repo, number, label) DO UPDATE SET applied_by_bot = 1";
 constexpr std::string_view kHumanRemoval =
-    "UPDATE issue_labels SET removed_by_human = 1 WHERE repo = ?1 AND number = ?2 AND label = ?3 "
+    "UPDATE issue_labels SET removed_by_human = 1 WHERE repo = $1 AND number = $2 AND label = $3 "
     "AND applied_by_bot = 1";
 constexpr std::string_view kHumanLabel =
-    "INSERT INTO issue_labels(repo, number, label, applied_by_bot, removed_by_human) VALUES(?1, ?2, ?3, 0, 0) "
+    "INSERT INTO issue_labels(repo, number, label, applied_by_bot, removed_by_human) VALUES($1, $2, $3, 0, 0) "
     "ON CONFLICT(repo, number, label) DO UPDATE SET removed_by_human = 0";
 constexpr std::string_view kSuppressed =
-    "SELECT label FROM issue_labels WHERE repo = ?1 AND number = ?2 AND removed_by_human = 1";
+    "SELECT label FROM issue_labels WHERE repo = $1 AND number = $2 AND removed_by_human = 1";
 constexpr std::string_view kUpsertComment =
-    "INSERT INTO bot_comments(repo, number, comment_id) VALUES(?1, ?2, ?3) "
+    "INSERT INTO bot_comments(repo, number, comment_id) VALUES($1, $2, $3) "
     "ON CONFLICT(repo, number) DO UPDATE SET comment_id = excluded.comment_id";
-constexpr std::string_view kSelectComment = "SELECT comment_id FROM bot_comments WHERE repo = ?1 AND number = ?2";
+constexpr std::string_view kSelectComment = "SELECT comment_id FROM bot_comments WHERE repo = $1 AND number = $2";
 constexpr std::string_view kUpsertLabeledIssue =
     "INSERT INTO labeled_issues(repo, number, title, axes, labels, result, updated_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(repo, number) DO UPDATE SET title = excluded.title, "
+    "VALUES($1, $2, $3, $4, $5, $6, $7) ON CONFLICT(repo, number) DO UPDATE SET title = excluded.title, "
     "axes = excluded.axes, labels = excluded.labels, result = excluded.result, updated_at = excluded.updated_at";
-constexpr std::string_view kSelectLabeledIssues =
-    "SELECT repo, number, title, axes, labels, result, updated_at FROM labeled_issues "
-    "ORDER BY updated_at DESC, rowid DESC LIMIT ?1";
+#define PT_SELECT_LABELED_ISSUES(D)                                                   \
+  "SELECT repo, number, title, axes, labels, result, updated_at FROM labeled_issues " \
+  "ORDER BY updated_at DESC, " PT_##D##_ROW_ADDRESS " DESC LIMIT $1"
+constexpr DialectSql kSelectLabeledIssues = PT_DIALECT_SQL(PT_SELECT_LABELED_ISSUES);
 constexpr std::string_view kUpsertTracking =
-    "INSERT INTO tracking_issues(fingerprint, repo, number) VALUES(?1, ?2, ?3) "
+    "INSERT INTO tracking_issues(fingerprint, repo, number) VALUES($1, $2, $3) "
     "ON CONFLICT(fingerprint) DO UPDATE SET repo = excluded.repo, number = excluded.number";
-constexpr std::string_view kSelectTracking = "SELECT number FROM tracking_issues WHERE fingerprint = ?1";
+constexpr std::string_view kSelectTracking = "SELECT number FROM tracking_issues WHERE fingerprint = $1";
 constexpr std::string_view kOutboxCounts = "SELECT state, count(*) FROM outbox GROUP BY state";
 constexpr std::string_view kDeliveryCounts = "SELECT state, count(*) FROM webhook_deliveries GROUP BY state";
-constexpr std::string_view kPendingToDryRun =
-    "UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = ?1"
-    " AND issue_number IN (SELECT value FROM json_each(?2))";
+#define PT_PENDING_TO_DRY_RUN(D)                                              \
+  "UPDATE outbox SET state = 'dry_run' WHERE state = 'pending' AND repo = $1" \
+  " AND issue_number IN (" PT_##D##_ID_LIST("$2") ")"
+constexpr DialectSql kPendingToDryRun = PT_DIALECT_SQL(PT_PENDING_TO_DRY_RUN);
 
 json parse_or(std::string_view text, json fallback) {
   auto j = json::parse(text, nullptr, false);
@@ -256,8 +259,8 @@ Result<void> quarantine_delivery(Database& db, std::string_view delivery_id, std
 }
 
 Result<std::vector<DeliveryRow>> list_deliveries(Database& db, std::string_view state, std::int64_t limit) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kSelectDeliveries));
-  st.bind(1, state).bind(2, limit);
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kSelectDeliveries)));
+  st.bind(1, state).bind(2, sql_limit(limit));
   return collect<DeliveryRow>(st, [](const Statement& s) {
     return DeliveryRow{s.text(0), s.text(1), s.text(2), s.text(3), s.int64(4), s.blob(5), s.text(6), s.text(7)};
   });
@@ -352,7 +355,7 @@ Result<void> set_tracking_issue(Database& db, std::string_view fingerprint, std:
 Result<std::optional<OutboxRow>> next_due(Database& db, std::int64_t now_ms) {
   PT_ASSIGN(auto st,
             Statement::prepare(db, std::string(kOutboxColumns) +
-                                       "WHERE state = 'pending' AND next_attempt_at <= ?1 ORDER BY id LIMIT 1"));
+                                       "WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY id LIMIT 1"));
   st.bind(1, now_ms);
   return first(st, read_row);
 }
@@ -372,20 +375,20 @@ Result<void> release_claim(Database& db, std::int64_t id, std::int64_t next_atte
 }
 
 Result<std::optional<OutboxRow>> outbox_row(Database& db, std::int64_t id) {
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) + "WHERE id = ?1"));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kOutboxColumns) + "WHERE id = $1"));
   st.bind(1, id);
   return first(st, read_row);
 }
 
 Result<std::vector<OutboxRow>> list_outbox(Database& db, std::optional<OutboxState> state, std::int64_t limit) {
   PT_ASSIGN(auto st, Statement::prepare(
-                         db, std::string(kOutboxColumns) + "WHERE (?1 = '' OR state = ?1) ORDER BY id DESC LIMIT ?2"));
-  st.bind(1, std::string(state ? to_string(*state) : "")).bind(2, limit);
+                         db, std::string(kOutboxColumns) + "WHERE ($1 = '' OR state = $1) ORDER BY id DESC LIMIT $2"));
+  st.bind(1, std::string(state ? to_string(*state) : "")).bind(2, sql_limit(limit));
   return collect<OutboxRow>(st, read_row);
 }
 
 Result<std::int64_t> count_outbox(Database& db, OutboxState state) {
-  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT COUNT(*) FROM outbox WHERE state = ?1"));
+  PT_ASSIGN(auto st, Statement::prepare(db, "SELECT COUNT(*) FROM outbox WHERE state = $1"));
   st.bind(1, to_string(state));
   return scalar(st);
 }
@@ -396,7 +399,7 @@ Result<std::int64_t> outbox_to_dry_run(Database& db, std::string_view repo, cons
   std::string ids = "[";
   for (auto n : numbers) ids += (ids.size() > 1 ? "," : "") + std::to_string(n);
   ids += "]";
-  PT_ASSIGN(auto st, Statement::prepare(db, kPendingToDryRun));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kPendingToDryRun)));
   st.bind(1, repo).bind(2, ids);
   PT_TRY(st.run());
   return static_cast<std::int64_t>(db.changes());
@@ -421,8 +424,8 @@ Result<std::optional<std::int64_t>> comment_id(Database& db, std::string_view re
 }
 
 Result<std::vector<LabeledIssue>> labeled_issues(Database& db, std::int64_t limit) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kSelectLabeledIssues));
-  st.bind(1, limit);
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kSelectLabeledIssues)));
+  st.bind(1, sql_limit(limit));
   return collect<LabeledIssue>(st, [](const Statement& s) {
     LabeledIssue i;
     i.repo = s.text(0);

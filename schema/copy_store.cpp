@@ -16,7 +16,7 @@
 namespace perftriage::schema {
 namespace {
 
-// Every table of schema version 17, parents before children (foreign keys hold at every insert).
+// Every table of schema version 18, parents before children (foreign keys hold at every insert).
 constexpr std::array<std::string_view, 29> kTables = {
     "runs",           "result_files",    "file_blobs",     "expectations",       "artifacts",
     "artifact_blobs", "case_groups",     "case_models",    "result_rows",        "run_groups",
@@ -28,7 +28,7 @@ constexpr std::array<std::string_view, 29> kTables = {
 constexpr std::array<std::string_view, 10> kIdentityTables = {
     "runs",        "result_files", "expectations", "artifacts", "case_groups",
     "case_models", "outbox",       "api_tokens",   "audit_log", "triage_history"};
-constexpr int kCopiedVersion = 17;
+constexpr int kCopiedVersion = 18;
 
 enum class Type { integer, real, text, blob };
 struct Column {
@@ -47,7 +47,7 @@ Type type_of(std::string_view declared) {
 
 // The columns as SQLite declares them (the source of truth: the PostgreSQL schema mirrors it).
 Result<std::vector<Column>> columns_of(Database& sqlite, std::string_view table) {
-  PT_ASSIGN(auto st, Statement::prepare(sqlite, "SELECT name, type FROM pragma_table_info(?1) ORDER BY cid"));
+  PT_ASSIGN(auto st, Statement::prepare(sqlite, "SELECT name, type FROM pragma_table_info($1) ORDER BY cid"));
   st.bind(1, table);
   return collect<Column>(st, [](const Statement& s) { return Column{s.text(0), type_of(s.text(1))}; });
 }

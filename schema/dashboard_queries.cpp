@@ -14,29 +14,29 @@ namespace {
 constexpr std::string_view kRunColumns =
     "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags FROM runs ";
 // A condition of run_selection.hpp may stand between the WHERE and the order.
-constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ";
-constexpr std::string_view kAllRuns = "WHERE ?1 = '' ";
-constexpr std::string_view kNewestFirst = "ORDER BY created_at DESC, id DESC LIMIT ?2";
-constexpr std::string_view kRunByKey = "WHERE key = ?1";
+constexpr std::string_view kRunsOfPlatform = "WHERE platform = $1 ";
+constexpr std::string_view kAllRuns = "WHERE $1 = '' ";
+constexpr std::string_view kNewestFirst = "ORDER BY created_at DESC, id DESC LIMIT $2";
+constexpr std::string_view kRunByKey = "WHERE key = $1";
 constexpr std::string_view kPlatforms = "SELECT DISTINCT platform FROM runs ORDER BY platform";
 constexpr std::string_view kTags = "SELECT DISTINCT tags FROM runs";
 constexpr std::string_view kRunStamp =
     "SELECT count(*), coalesce(max(id), 0), (SELECT coalesce(max(id), 0) FROM audit_log) FROM result_files"
-    " WHERE run_id = ?1 AND superseded_by IS NULL";
+    " WHERE run_id = $1 AND superseded_by IS NULL";
 // One pass over the run's rows (their primary-key range), for a threshold other than the stored one.
 constexpr std::string_view kRunGroupStats =
     "SELECT kind, suite, dtype, mode, count(*),"
-    " sum(kind = 'performance' AND failed = 0 AND speedup > 0),"
-    " sum(kind = 'performance' AND failed = 0 AND speedup > 0 AND speedup < ?2),"
+    " sum(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 THEN 1 ELSE 0 END),"
+    " sum(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 AND speedup < $2 THEN 1 ELSE 0 END),"
     " sum(failed),"
     " sum(accuracy_failed),"
-    " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 THEN ln(speedup) END),"
-    " total(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 1 THEN ln(speedup) END)"
-    " FROM results WHERE run_id = ?1 GROUP BY kind, suite, dtype, mode";
+    " coalesce(sum(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 0 THEN ln(speedup) END), 0.0),"
+    " coalesce(sum(CASE WHEN kind = 'performance' AND failed = 0 AND speedup > 1 THEN ln(speedup) END), 0.0)"
+    " FROM results WHERE run_id = $1 GROUP BY kind, suite, dtype, mode";
 // The same, stored at ingest (migration 010 run_groups) for the default threshold 1.0.
 constexpr std::string_view kStoredGroupStats =
     "SELECT kind, suite, dtype, mode, rows, measured, slow_measured, failed, accuracy_failed, log_sum, log_sum_clipped"
-    " FROM run_groups WHERE run_id = ?1 ORDER BY kind, suite, dtype, mode";
+    " FROM run_groups WHERE run_id = $1 ORDER BY kind, suite, dtype, mode";
 
 RunBrief read_run(const Statement& st) {
   RunBrief r;
@@ -59,7 +59,7 @@ Result<std::vector<RunBrief>> list_runs(Database& db, const std::string& platfor
                                                 std::string(platform.empty() ? kAllRuns : kRunsOfPlatform) +
                                                 std::string(runs_with_condition(with)) + std::string(kNewestFirst)));
   st.bind(1, platform.empty() ? std::string() : stored);
-  st.bind(2, limit > 0 ? limit : std::int64_t{-1});
+  st.bind(2, sql_limit(limit > 0 ? limit : -1));
   return collect<RunBrief>(st, read_run);
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema::dashboard {

@@ -5,7 +5,7 @@
 namespace perftriage::schema {
 namespace {
 
-constexpr std::string_view kStampsSince = "SELECT scope, stamp FROM data_stamps WHERE stamp > ?1";
+constexpr std::string_view kStampsSince = "SELECT scope, stamp FROM data_stamps WHERE stamp > $1";
 
 }  // namespace
 

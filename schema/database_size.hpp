@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

@@ -13,53 +13,58 @@ constexpr std::string_view kComparisonRows =
     "SELECT m.group_id, m.model, x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, "
     "CASE WHEN x.speedup > 0 AND x.abs_latency_ms > 0 THEN x.speedup * x.abs_latency_ms END, "
     "x.compilation_latency_s, x.dynamo_peak_mem_gb, x.accuracy, x.failed, x.accuracy_failed, x.file_id, "
-    "x.compression_ratio FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = ?1";
+    "x.compression_ratio FROM result_rows x JOIN case_models m ON m.id = x.case_id WHERE x.run_id = $1";
 constexpr std::string_view kCaseGroups = "SELECT id, suite, dtype, mode, kind, config FROM case_groups";
-constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = ?1";
+constexpr std::string_view kRunFilePaths = "SELECT id, path FROM result_files WHERE run_id = $1";
 // A case's history is read through its cases (the unique index on suite, model, ...), then the platform's runs
 // (runs_platform_created), then one primary-key probe of result_rows per (run, case): migration 010 keeps no index by
-// case, so that ingest only appends. CROSS JOIN fixes that order.
+// case, so that ingest only appends. SQLite's CROSS JOIN fixes that order (PT_SQLITE_ORDERED_JOIN).
 #define PT_EAGER(x) \
   "CASE WHEN " x ".speedup > 0 AND " x ".abs_latency_ms > 0 THEN " x ".speedup * " x ".abs_latency_ms END"
-constexpr std::string_view kHistorySelect =
-    "SELECT r.key, r.created_at, r.torch_version, c.dtype, c.mode, c.config, c.kind, x.batch_size, x.speedup, "
-    "x.speedup_text, x.abs_latency_ms, " PT_EAGER("x") ", x.failed, x.accuracy, x.compilation_latency_s, "
-    "x.compression_ratio "
-    "FROM cases c CROSS JOIN runs r CROSS JOIN result_rows x ON x.run_id = r.id AND x.case_id = c.id "
-    "WHERE c.suite = ?1 AND c.model = ?2 AND r.platform = ?3";
-constexpr std::string_view kHistoryDtype = " AND c.dtype = ?4";
-constexpr std::string_view kHistoryMode = " AND c.mode = ?5";
-constexpr std::string_view kHistoryConfig = " AND c.config = ?6";
+#define PT_HISTORY_SELECT(D) \
+  "SELECT r.key, r.created_at, r.torch_version, c.dtype, c.mode, c.config, c.kind, x.batch_size, x.speedup, " \
+    "x.speedup_text, x.abs_latency_ms, " PT_EAGER("x") ", x.failed, x.accuracy, x.compilation_latency_s, " \
+    "x.compression_ratio " \
+    "FROM cases c CROSS JOIN runs r " PT_##D##_ORDERED_JOIN " result_rows x ON x.run_id = r.id AND x.case_id = c.id " \
+    "WHERE c.suite = $1 AND c.model = $2 AND r.platform = $3"
+constexpr DialectSql kHistorySelect = PT_DIALECT_SQL(PT_HISTORY_SELECT);
+constexpr std::string_view kHistoryDtype = " AND c.dtype = $4";
+constexpr std::string_view kHistoryMode = " AND c.mode = $5";
+constexpr std::string_view kHistoryConfig = " AND c.config = $6";
 constexpr std::string_view kHistoryOrder = " ORDER BY c.dtype, c.mode, c.config, r.created_at, r.id, c.kind DESC";
 // The cases ever slow on the platform, then every performance row of those cases in the platform's runs.
-constexpr std::string_view kBacklogRows =
-    "WITH platform_runs AS MATERIALIZED (SELECT id FROM runs WHERE platform = ?1), "
-    "ever_slow AS MATERIALIZED (SELECT DISTINCT x.case_id FROM result_rows x JOIN cases c ON c.id = x.case_id"
-    "  WHERE x.run_id IN (SELECT id FROM platform_runs) AND c.kind = 'performance' AND x.speedup > 0 AND x.speedup < "
-    "?2) "
-    "SELECT x.run_id, c.suite, c.dtype, c.mode, c.config, c.model, x.speedup, x.speedup_text, x.failed "
-    "FROM ever_slow s CROSS JOIN cases c ON c.id = s.case_id CROSS JOIN platform_runs p "
-    "CROSS JOIN result_rows x ON x.run_id = p.id AND x.case_id = s.case_id";
+#define PT_BACKLOG_ROWS(D)                                                                                           \
+  "WITH platform_runs AS MATERIALIZED (SELECT id FROM runs WHERE platform = $1), "                                   \
+  "ever_slow AS MATERIALIZED (SELECT DISTINCT x.case_id FROM result_rows x JOIN cases c ON c.id = x.case_id"         \
+  "  WHERE x.run_id IN (SELECT id FROM platform_runs) AND c.kind = 'performance' AND x.speedup > 0 AND x.speedup < " \
+  "$2) "                                                                                                             \
+  "SELECT x.run_id, c.suite, c.dtype, c.mode, c.config, c.model, x.speedup, x.speedup_text, x.failed "               \
+  "FROM ever_slow s " PT_##D##_ORDERED_JOIN                                                                          \
+      " cases c ON c.id = s.case_id CROSS JOIN platform_runs p " PT_##D##_ORDERED_JOIN                               \
+      " result_rows x ON x.run_id = p.id AND x.case_id = s.case_id"
+constexpr DialectSql kBacklogRows = PT_DIALECT_SQL(PT_BACKLOG_ROWS);
 
 // The newest run (of the platform, when given) holding a live performance row of the case.
-constexpr std::string_view kLatestCaseRow =
-    "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
-    " " PT_EAGER("r") " "
-    "FROM cases c CROSS JOIN runs CROSS JOIN result_rows r ON r.run_id = runs.id AND r.case_id = c.id "
-    "JOIN result_files f ON f.id = r.file_id "
-    "WHERE c.kind = 'performance' AND c.suite = ?1 AND c.dtype = ?2 AND c.mode = ?3 AND c.model = ?4 "
-    "AND (?5 = '' OR runs.platform = ?5) AND f.superseded_by IS NULL "
-    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
-// The same case in the run of that platform just before ?6/?7 (created_at, id), with a compiled latency.
-constexpr std::string_view kPreviousCaseRow =
-    "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms,"
-    " " PT_EAGER("r") " "
-    "FROM cases c CROSS JOIN runs CROSS JOIN result_rows r ON r.run_id = runs.id AND r.case_id = c.id "
-    "JOIN result_files f ON f.id = r.file_id "
-    "WHERE c.kind = 'performance' AND c.suite = ?1 AND c.dtype = ?2 AND c.mode = ?3 AND c.model = ?4 "
-    "AND runs.platform = ?5 AND (runs.created_at < ?6 OR (runs.created_at = ?6 AND runs.id < ?7)) "
-    "AND f.superseded_by IS NULL AND r.abs_latency_ms > 0 "
-    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1";
+#define PT_LATEST_CASE_ROW(D) \
+  "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms," \
+    " " PT_EAGER("r") " " \
+    "FROM cases c CROSS JOIN runs " PT_##D##_ORDERED_JOIN " result_rows r ON r.run_id = runs.id AND r.case_id = c.id " \
+    "JOIN result_files f ON f.id = r.file_id " \
+    "WHERE c.kind = 'performance' AND c.suite = $1 AND c.dtype = $2 AND c.mode = $3 AND c.model = $4 " \
+    "AND ($5 = '' OR runs.platform = $5) AND f.superseded_by IS NULL " \
+    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1"
+constexpr DialectSql kLatestCaseRow = PT_DIALECT_SQL(PT_LATEST_CASE_ROW);
+// The same case in the run of that platform just before $6/$7 (created_at, id), with a compiled latency.
+#define PT_PREVIOUS_CASE_ROW(D) \
+  "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms," \
+    " " PT_EAGER("r") " " \
+    "FROM cases c CROSS JOIN runs " PT_##D##_ORDERED_JOIN " result_rows r ON r.run_id = runs.id AND r.case_id = c.id " \
+    "JOIN result_files f ON f.id = r.file_id " \
+    "WHERE c.kind = 'performance' AND c.suite = $1 AND c.dtype = $2 AND c.mode = $3 AND c.model = $4 " \
+    "AND runs.platform = $5 AND (runs.created_at < $6 OR (runs.created_at = $6 AND runs.id < $7)) " \
+    "AND f.superseded_by IS NULL AND r.abs_latency_ms > 0 " \
+    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1"
+constexpr DialectSql kPreviousCaseRow = PT_DIALECT_SQL(PT_PREVIOUS_CASE_ROW);
 #undef PT_EAGER
 
 CaseMeasurement read_case_measurement(const Statement& st) {
@@ -216,7 +221,7 @@ Result<ComparisonInput> load_comparison(Database& db, const std::string& base_ru
 }
 
 Result<std::vector<HistoryPoint>> case_history(Database& db, const HistoryQuery& q) {
-  std::string sql(kHistorySelect);
+  std::string sql(dialect_sql(db, kHistorySelect));
   if (!q.dtype.empty()) sql += kHistoryDtype;
   if (!q.mode.empty()) sql += kHistoryMode;
   if (q.config) sql += kHistoryConfig;
@@ -261,7 +266,7 @@ Result<BacklogData> backlog_rows(Database& db, const std::string& platform, doub
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
   PT_ASSIGN(auto runs, list_runs(db, stored));
   data.runs.assign(std::make_move_iterator(runs.rbegin()), std::make_move_iterator(runs.rend()));
-  PT_ASSIGN(auto st, Statement::prepare(db, kBacklogRows));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kBacklogRows)));
   st.bind(1, stored).bind(2, threshold);
   PT_ASSIGN(data.rows, collect<BacklogRow>(st, [](const Statement& s) {
               return BacklogRow{s.int64(0), s.text(1),     s.text(2), s.text(3),      s.text(4),
@@ -274,14 +279,14 @@ Result<BacklogData> backlog_rows(Database& db, const std::string& platform, doub
 Result<std::optional<CaseMeasurement>> latest_case_measurement(Database& db, const model::CaseRef& case_ref,
                                                                const std::string& platform) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
-  PT_ASSIGN(auto st, Statement::prepare(db, kLatestCaseRow));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kLatestCaseRow)));
   bind_case(st, case_ref).bind(5, stored);
   return first(st, read_case_measurement);
 }
 
 Result<std::optional<CaseMeasurement>> previous_case_measurement(Database& db, const model::CaseRef& case_ref,
                                                                  const CaseMeasurement& current) {
-  PT_ASSIGN(auto st, Statement::prepare(db, kPreviousCaseRow));
+  PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kPreviousCaseRow)));
   bind_case(st, case_ref).bind(5, current.platform).bind(6, current.created_at).bind(7, current.run_id);
   return first(st, read_case_measurement);
 }

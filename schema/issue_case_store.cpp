@@ -5,10 +5,10 @@
 namespace perftriage::schema {
 namespace {
 
-constexpr std::string_view kDelete = "DELETE FROM issue_cases WHERE repo = ?1 AND number = ?2";
+constexpr std::string_view kDelete = "DELETE FROM issue_cases WHERE repo = $1 AND number = $2";
 constexpr std::string_view kInsert =
     "INSERT INTO issue_cases(repo, number, suite, dtype, mode, model, platform, speedup) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO NOTHING";
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING";
 // Open: no tracker row says closed at or after the labeling. tracker_issues compares repositories case-insensitively
 // (its NOCASE column); the explicit collation keeps PostgreSQL from having to choose between two implicit ones.
 constexpr std::string_view kOpenFrom =
@@ -17,10 +17,10 @@ constexpr std::string_view kOpenFrom =
     "WHERE NOT (COALESCE(t.state, 'open') = 'closed' AND t.updated_at >= i.updated_at) ";
 constexpr std::string_view kColumns = "SELECT l.repo, l.number, i.title, l.platform, l.speedup, ";
 constexpr std::string_view kForCase =
-    "AND l.model = ?4 AND l.suite = ?1 AND l.dtype = ?2 AND l.mode = ?3 AND (l.platform = '' OR l.platform = ?5) "
+    "AND l.model = $4 AND l.suite = $1 AND l.dtype = $2 AND l.mode = $3 AND (l.platform = '' OR l.platform = $5) "
     "ORDER BY l.number DESC, l.repo";
 constexpr std::string_view kForPlatform =
-    "AND (l.platform = '' OR l.platform = ?1) ORDER BY l.suite, l.dtype, l.mode, l.model, l.number DESC, l.repo";
+    "AND (l.platform = '' OR l.platform = $1) ORDER BY l.suite, l.dtype, l.mode, l.model, l.number DESC, l.repo";
 
 // A link changes the derived triage state of its case on every platform (triage_store.cpp): it moves the global
 // stamp and every platform's, as a triage write moves its platform's (migration 013), so that no cached answer keeps
@@ -43,12 +43,20 @@ std::string text_of(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string{};
 }
 
+// The platform an hw value names: the labeler's values are labels ("hw: BMG"), the platforms runs carry are bare.
+std::string platform_of(std::string value) {
+  if (lower(value.substr(0, 3)) == "hw:") value.erase(0, 3);
+  const auto start = value.find_first_not_of(' ');
+  const auto end = value.find_last_not_of(' ');
+  return start == std::string::npos ? std::string{} : lower(value.substr(start, end - start + 1));
+}
+
 std::vector<std::string> platforms_of(const nlohmann::json& axes) {
   std::vector<std::string> out;
   if (axes.is_array()) {
     for (const auto& a : axes) {
-      if (a.is_object() && text_of(a, "axis") == "hw" && !text_of(a, "value").empty())
-        out.push_back(lower(text_of(a, "value")));
+      if (!a.is_object() || text_of(a, "axis") != "hw") continue;
+      if (auto platform = platform_of(text_of(a, "value")); !platform.empty()) out.push_back(std::move(platform));
     }
   }
   if (out.empty()) out.emplace_back();

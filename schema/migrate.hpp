@@ -1,6 +1,6 @@
 #pragma once
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

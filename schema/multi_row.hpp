@@ -1,5 +1,5 @@
 #pragma once
-// The parameter tuples of a multi-row INSERT, `(?1,?2),(?3,?4)`: `rows` tuples of `columns` parameters, numbered
+// The parameter tuples of a multi-row INSERT, `($1,$2),($3,$4)`: `rows` tuples of `columns` parameters, numbered
 // from 1. PostgreSQL answers each statement over the network, so the store sends rows in batches this way.
 #include <cstddef>
 #include <string>
@@ -11,7 +11,7 @@ inline std::string multi_row_values(std::size_t rows, std::size_t columns) {
   std::size_t n = 0;
   for (std::size_t r = 0; r < rows; ++r) {
     out += r == 0 ? "(" : ",(";
-    for (std::size_t c = 0; c < columns; ++c) out += (c == 0 ? "?" : ",?") + std::to_string(++n);
+    for (std::size_t c = 0; c < columns; ++c) out += (c == 0 ? "$" : ",$") + std::to_string(++n);
     out += ')';
   }
   return out;

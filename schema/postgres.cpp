@@ -36,103 +36,69 @@ std::string type_key(const std::string& sql, const std::vector<Oid>& types) {
 
 }  // namespace
 
-bool is_postgres_url(std::string_view path) noexcept {
-  return path.starts_with("postgresql://") || path.starts_with("postgres://");
-}
-
 namespace {
 
-// The two SQLite idioms the store's SQL uses that no PostgreSQL function can stand in for (postgres.hpp).
-constexpr std::string_view kIdListSqlite = "SELECT value FROM json_each(";
-constexpr std::string_view kIdListPostgres = "SELECT CAST(value AS BIGINT) FROM json_array_elements_text(";
-
-bool word_at(std::string_view sql, std::size_t i, std::string_view word) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  return sql.substr(i, word.size()) == word && (i == 0 || !ident(sql[i - 1])) &&
-         (i + word.size() == sql.size() || !ident(sql[i + word.size()]));
-}
-
-// SQLite's `CROSS JOIN t ON ...` (a join order it keeps) is a plain JOIN to PostgreSQL, which takes no ON after a
-// CROSS JOIN: true when an ON comes before the next JOIN or WHERE.
-bool cross_join_with_on(std::string_view sql, std::size_t after) {
-  for (std::size_t k = after; k < sql.size(); ++k) {
-    if (word_at(sql, k, "ON")) return true;
-    if (word_at(sql, k, "JOIN") || word_at(sql, k, "WHERE")) return false;
-  }
-  return false;
-}
+// Every write transaction takes this advisory lock first (pg_advisory_xact_lock, released at COMMIT or ROLLBACK):
+// writers run one at a time across every replica, as BEGIN IMMEDIATE makes them on SQLite, so the store's
+// read-then-write steps (ensure_run, replace_file, the backlog) keep the meaning they have there. Readers never wait.
+constexpr std::string_view kBeginWrite = "BEGIN; SELECT pg_advisory_xact_lock(7250001)";
+// One snapshot for every query of a read, as a deferred SQLite transaction gives.
+constexpr std::string_view kBeginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ";
+// The data generation every replica sees: bumped by each write transaction before it commits, in it, so it becomes
+// visible with the data it stands for (migration postgres/014 creates the row). Read together with the global data
+// stamp, which the triggers move on any change to a run or a triage state even outside a write transaction: both
+// only grow, so their sum moves whenever either does.
+constexpr std::string_view kBumpGeneration = "UPDATE pt_generation SET n = n + 1";
+constexpr std::string_view kGeneration = "SELECT g.n + s.stamp FROM pt_generation g, data_stamps s WHERE s.scope = '*'";
 
 }  // namespace
 
-std::string printable_db_path(std::string_view path) {
-  std::string out(path);
-  if (!is_postgres_url(path)) return out;
-  const auto scheme = out.find("://") + 3;
-  const auto at = out.find('@', scheme);
-  const auto colon = out.find(':', scheme);
-  if (at != std::string::npos && colon != std::string::npos && colon < at)
-    out.replace(colon + 1, at - colon - 1, "***");
-  for (auto p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 1)) {
-    const auto end = out.find('&', p);
-    out.replace(p + 9, (end == std::string::npos ? out.size() : end) - p - 9, "***");
-  }
-  return out;
-}
-
-std::string to_postgres(std::string_view sql, int* count, std::vector<bool>* used) {
-  std::string out;
-  out.reserve(sql.size() + 8);
-  int largest = 0;
+std::vector<bool> postgres_parameters(std::string_view sql) {
+  std::vector<bool> used(1, false);
   char quote = 0;
   for (std::size_t i = 0; i < sql.size(); ++i) {
     const char c = sql[i];
     if (quote) {
-      out.push_back(c);
       if (c == quote) quote = 0;
       continue;
     }
     if (c == '\'' || c == '"') {
       quote = c;
-      out.push_back(c);
       continue;
     }
-    if (sql.substr(i, kIdListSqlite.size()) == kIdListSqlite) {
-      out += kIdListPostgres;
-      i += kIdListSqlite.size() - 1;
-      continue;
-    }
-    if (word_at(sql, i, "CROSS") && sql.substr(i, 10) == "CROSS JOIN" && cross_join_with_on(sql, i + 10)) {
-      out += "JOIN";
-      i += 9;
-      continue;
-    }
-    if (word_at(sql, i, "rowid")) {  // the physical row address: a tie-break and a delete target, as in SQLite
-      out += "ctid";
-      i += 4;
-      continue;
-    }
-    if (c != '?') {
-      out.push_back(c);
-      continue;
-    }
+    if (c != '$') continue;
     std::size_t j = i + 1;
     while (j < sql.size() && sql[j] >= '0' && sql[j] <= '9') ++j;
-    int n = largest + 1;
-    if (j > i + 1) std::from_chars(sql.data() + i + 1, sql.data() + j, n);
-    largest = std::max(largest, n);
-    if (used) {
-      if (used->size() <= static_cast<std::size_t>(n)) used->resize(static_cast<std::size_t>(n) + 1, false);
-      (*used)[static_cast<std::size_t>(n)] = true;
-    }
-    const std::string param = "$" + std::to_string(n);
-    // SQLite reads a negative LIMIT as none; PostgreSQL refuses it and reads NULL as none.
-    const bool limit = out.size() >= 6 && std::string_view(out).substr(out.size() - 6) == "LIMIT ";
-    out += limit ? "nullif(greatest(" + param + ", -1), -1)" : param;
+    if (j == i + 1) continue;
+    std::size_t n = 0;
+    std::from_chars(sql.data() + i + 1, sql.data() + j, n);
+    if (n >= used.size()) used.resize(n + 1, false);
+    used[n] = true;
     i = j - 1;
   }
-  if (count) *count = largest;
-  return out;
+  return used;
 }
+
+Result<std::unique_ptr<Connection>> connect_postgres(const std::string& url) {
+  PT_ASSIGN(auto conn, PgConnection::connect(url));
+  return std::unique_ptr<Connection>(std::move(conn));
+}
+
+PgConnection* postgres_connection(const Database& db) noexcept { return dynamic_cast<PgConnection*>(&db.connection()); }
+
+Result<std::unique_ptr<StatementBackend>> PgConnection::prepare(std::string_view sql) {
+  return std::unique_ptr<StatementBackend>(
+      std::make_unique<PgStatement>(this, std::string(sql), postgres_parameters(sql)));
+}
+
+Result<void> PgConnection::begin(bool write) { return exec(write ? kBeginWrite : kBeginRead); }
+
+Result<void> PgConnection::commit(bool write) {
+  if (write) PT_TRY(exec(kBumpGeneration));
+  return exec("COMMIT");
+}
+
+std::string_view PgConnection::data_version_sql() const noexcept { return kGeneration; }
 
 Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& url) {
   PGconn* raw = PQconnectdb(url.c_str());
@@ -237,8 +203,8 @@ Result<std::string> PgConnection::prepared(const std::string& sql, const std::ve
   return name;
 }
 
-PgStatement::PgStatement(PgConnection* conn, std::string sql, int params, std::vector<bool> used)
-    : conn_(conn), sql_(std::move(sql)), params_(static_cast<std::size_t>(params)), used_(std::move(used)) {}
+PgStatement::PgStatement(PgConnection* conn, std::string sql, std::vector<bool> used)
+    : conn_(conn), sql_(std::move(sql)), params_(used.size() - 1), used_(std::move(used)) {}
 
 PgStatement::~PgStatement() { rewind(); }
 
@@ -261,13 +227,13 @@ void PgStatement::bind_real(int i, double v) {
   p = {std::string(buf, r.ptr), kFloat8, 0};
 }
 
-void PgStatement::bind_text(int i, std::string_view v) {
+void PgStatement::bind_text(int i, std::string_view v, bool /*copy*/) {
   auto& p = slot(i);
   // PostgreSQL text cannot hold NUL; SQLite's can. Cut there, as a C string would be.
   p = {std::string(v.substr(0, std::min(v.size(), v.find('\0')))), 0, 0};
 }
 
-void PgStatement::bind_blob(int i, std::string_view v) {
+void PgStatement::bind_blob(int i, std::string_view v, bool /*copy*/) {
   auto& p = slot(i);
   p = {std::string(v), kBytea, 1};
 }
@@ -280,7 +246,7 @@ void PgStatement::bind_null(int i) {
 namespace {
 
 // A write outside a transaction (a token created, an outbox claim) bumps the data generation in the same statement,
-// as a write transaction does before COMMIT (schema/sqlite.cpp), so no committed change leaves it where it was.
+// as a write transaction does before COMMIT (kBumpGeneration), so no committed change leaves it where it was.
 constexpr std::string_view kBumpInStatement = "WITH pt_generation_bump AS (UPDATE pt_generation SET n = n + 1) ";
 
 bool is_write(std::string_view sql) {
@@ -297,7 +263,7 @@ Result<void> PgStatement::execute() {
   std::vector<int> formats;
   for (std::size_t i = 0; i < params_.size(); ++i) {
     const auto& p = params_[i];
-    // A number the text skips (SQLite lets `?2` stand alone) has no context to take a type from: text, and unread.
+    // A number the text skips (`$2` named alone) has no context to take a type from: text, and unread.
     const bool skipped = !used_.empty() && (i + 1 >= used_.size() || !used_[i + 1]);
     types.push_back(skipped && p.type == 0 ? kText : p.type);
     values.push_back(p.value ? p.value->c_str() : nullptr);

@@ -1,15 +1,10 @@
 #pragma once
-// The PostgreSQL side of Database and Statement (schema/sqlite.hpp), over libpq. Store code is written once against
-// Database/Statement; this file is what makes the same calls work on a `postgresql://` URL:
-//  - SQL is written with SQLite's `?N` / `?` parameters and translated to `$N` once, at prepare (to_postgres);
-//    where the dialects differ a statement gives both texts (dialect_sql), and the migrations are per dialect
-//    (schema/migrations/postgres/).
-//    Two SQLite idioms no PostgreSQL function can stand for are rewritten there too: an id list
-//    `SELECT value FROM json_each(?N)` (a JSON array of integers bound as text) and `rowid`, which becomes ctid;
-//    `LIMIT ?N` reads a negative number as no limit, as SQLite does; and `CROSS JOIN t ON ...` (SQLite's way to keep
-//    a join order) is a plain JOIN.
-//    SQLite's scalar functions the store calls (printf, two-argument max/min, total, sum of a condition, json_*)
-//    are defined with SQLite's meaning by the PostgreSQL migration.
+// PostgreSQL behind the storage seam (schema/backend.hpp), over libpq, chosen for a `postgresql://` URL:
+//  - The store's SQL reaches the server as written: `$N` parameters are PostgreSQL's own, and where the dialects
+//    differ the store gives this engine its own text (dialect_sql); the migrations are per dialect
+//    (schema/migrations/postgres/). Nothing is rewritten and no SQLite function is emulated.
+//  - Write transactions take an advisory lock first, so writers run one at a time across replicas, as BEGIN
+//    IMMEDIATE makes them on SQLite; reads take one REPEATABLE READ snapshot.
 //  - Statements are prepared on the server the first time they run and kept per connection (at most
 //    kPreparedCacheSize, oldest dropped first), keyed by their text and parameter types, so a statement built for
 //    each request costs one parse per connection, not one per call.
@@ -30,33 +25,40 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "schema/backend.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 
-// `?N` -> `$N` and `?` -> `$k` (the next number after the largest so far, as SQLite numbers them), outside quotes;
-// and the two idioms above.
-// `count` receives the number of parameters (the largest number used).
-// `used`, when given, receives which numbers (1-based; [0] unused) the text refers to.
-std::string to_postgres(std::string_view sql, int* count = nullptr, std::vector<bool>* used = nullptr);
+// Which parameters `sql` names, outside quotes: used[N] is true for each `$N` (1-based; [0] unused); its size is
+// one past the largest number.
+std::vector<bool> postgres_parameters(std::string_view sql);
 
-class PgConnection {
+class PgConnection final : public Connection {
  public:
   static Result<std::unique_ptr<PgConnection>> connect(const std::string& url);
-  ~PgConnection();
-  PgConnection(const PgConnection&) = delete;
-  PgConnection& operator=(const PgConnection&) = delete;
+  ~PgConnection() override;
 
-  Result<void> exec(std::string_view sql);  // one or more statements, no results (the simple query protocol)
+  [[nodiscard]] Dialect dialect() const noexcept override { return Dialect::postgres; }
+  Result<void> exec(std::string_view sql) override;  // one or more statements, no results (simple query protocol)
+  Result<std::unique_ptr<StatementBackend>> prepare(std::string_view sql) override;
   // `COPY ... FROM STDIN` fed with `data` (whole lines of COPY's format); the rows it stored.
   Result<std::int64_t> copy_in(std::string_view copy_sql, std::string_view data);
   // The server-side name of `sql` prepared with these parameter types, preparing it if this connection has not.
   Result<std::string> prepared(const std::string& sql, const std::vector<Oid>& types);
   [[nodiscard]] PGconn* raw() const noexcept { return conn_; }
-  [[nodiscard]] bool in_transaction() const noexcept;
-  [[nodiscard]] bool usable() const noexcept;  // connected, and not inside a transaction a failed statement aborted
-  [[nodiscard]] int changes() const noexcept { return changes_; }
+  [[nodiscard]] bool in_transaction() const noexcept override;
+  // Connected, and not inside a transaction a failed statement aborted.
+  [[nodiscard]] bool usable() const noexcept override;
+  [[nodiscard]] int changes() const noexcept override { return changes_; }
   void set_changes(int n) noexcept { changes_ = n; }
+  [[nodiscard]] Error error(std::string_view what) const override { return error(what, nullptr); }
   [[nodiscard]] Error error(std::string_view what, const PGresult* res) const;
+  void set_busy_timeout(int /*ms*/) noexcept override {}  // lock waits end in db_busy by PostgreSQL's own timeouts
+  Result<void> begin(bool write) override;
+  Result<void> commit(bool write) override;
+  void rollback() noexcept override { (void)exec("ROLLBACK"); }
+  [[nodiscard]] std::string_view data_version_sql() const noexcept override;
 
   static constexpr std::size_t kPreparedCacheSize = 512;
 
@@ -70,28 +72,31 @@ class PgConnection {
 };
 
 // One statement's parameters, its result and the row being read.
-class PgStatement {
+// The PostgreSQL connection under `db`, for the files that use libpq's own API (COPY in the result writer);
+// nullptr when `db` is not PostgreSQL.
+PgConnection* postgres_connection(const Database& db) noexcept;
+Result<std::unique_ptr<Connection>> connect_postgres(const std::string& url);
+
+class PgStatement final : public StatementBackend {
  public:
-  // `used`: which parameters the text names (to_postgres); one it skips still counts and is sent typed as text.
-  PgStatement(PgConnection* conn, std::string sql, int params, std::vector<bool> used = {});
-  ~PgStatement();
-  PgStatement(const PgStatement&) = delete;
-  PgStatement& operator=(const PgStatement&) = delete;
+  // `used`: which parameters the text names (postgres_parameters); one it skips still counts and is sent as text.
+  PgStatement(PgConnection* conn, std::string sql, std::vector<bool> used);
+  ~PgStatement() override;
 
-  void bind_int(int i, std::int64_t v);
-  void bind_real(int i, double v);
-  void bind_text(int i, std::string_view v);
-  void bind_blob(int i, std::string_view v);
-  void bind_null(int i);
-  Result<bool> step();
-  void rewind() noexcept;  // drops the result; the bindings stay
-  void clear() noexcept;   // rewind, and every parameter NULL again
+  void bind_int(int i, std::int64_t v) override;
+  void bind_real(int i, double v) override;
+  void bind_text(int i, std::string_view v, bool copy) override;
+  void bind_blob(int i, std::string_view v, bool copy) override;
+  void bind_null(int i) override;
+  Result<bool> step() override;
+  void rewind() noexcept override;  // drops the result; the bindings stay
+  void clear() noexcept override;   // rewind, and every parameter NULL again
 
-  [[nodiscard]] bool is_null(int col) const noexcept;
-  [[nodiscard]] std::int64_t int64(int col) const noexcept;
-  [[nodiscard]] double real(int col) const noexcept;
-  [[nodiscard]] std::string_view text(int col) const noexcept;
-  [[nodiscard]] std::string blob(int col) const;
+  [[nodiscard]] bool is_null(int col) const noexcept override;
+  [[nodiscard]] std::int64_t int64(int col) const noexcept override;
+  [[nodiscard]] double real(int col) const noexcept override;
+  [[nodiscard]] std::string_view text(int col) const noexcept override;
+  [[nodiscard]] std::string blob(int col) const override;
 
  private:
   Result<void> execute();

@@ -24,18 +24,18 @@ constexpr std::string_view kCreateStage =
 constexpr std::string_view kCopyStage = "COPY pt_stage_rows FROM STDIN";
 // New models get their ids in the order the file first names them, as on SQLite.
 constexpr std::string_view kInsertCases =
-    "INSERT INTO case_models(group_id, model) SELECT ?1, model FROM pt_stage_rows GROUP BY model ORDER BY min(line) "
+    "INSERT INTO case_models(group_id, model) SELECT $1, model FROM pt_stage_rows GROUP BY model ORDER BY min(line) "
     "ON CONFLICT DO NOTHING";
 constexpr std::string_view kMoveRows =
     "INSERT INTO result_rows(run_id, file_id, case_id, line, dev, batch_size, speedup, speedup_text, "
     "abs_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, dynamo_peak_mem_gb, calls_captured, "
     "unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, autograd_compiles, cudagraph_skips, "
     "fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, invalid) "
-    "SELECT ?1, ?2, m.id, s.line, s.dev, s.batch_size, s.speedup, s.speedup_text, s.abs_latency_ms, "
+    "SELECT $1, $2, m.id, s.line, s.dev, s.batch_size, s.speedup, s.speedup_text, s.abs_latency_ms, "
     "s.compilation_latency_s, s.compression_ratio, s.eager_peak_mem_gb, s.dynamo_peak_mem_gb, s.calls_captured, "
     "s.unique_graphs, s.graph_breaks, s.unique_graph_breaks, s.autograd_captures, s.autograd_compiles, "
     "s.cudagraph_skips, s.fallbacks_to_eager, s.accuracy, s.short_row, s.failed, s.accuracy_failed, s.extra, s.invalid "
-    "FROM pt_stage_rows s JOIN case_models m ON m.group_id = ?3 AND m.model = s.model";
+    "FROM pt_stage_rows s JOIN case_models m ON m.group_id = $3 AND m.model = s.model";
 constexpr std::string_view kEmptyStage = "TRUNCATE pt_stage_rows";
 // Rows are moved once this much text is buffered, and at finish(): memory stays bounded on a file of any size.
 constexpr std::size_t kFlushBytes = 8u << 20;
@@ -129,7 +129,7 @@ Result<void> PostgresResultWriter::flush() {
     PT_TRY(db_->exec(kCreateStage));
     staged_ = true;
   }
-  PT_ASSIGN(const std::int64_t copied, db_->pg()->copy_in(kCopyStage, buffer_));
+  PT_ASSIGN(const std::int64_t copied, postgres_connection(*db_)->copy_in(kCopyStage, buffer_));
   if (copied != buffered_) {
     return make_error(ErrorKind::internal, "db_error",
                       "COPY stored " + std::to_string(copied) + " of " + std::to_string(buffered_) + " rows");
@@ -148,7 +148,8 @@ Result<void> PostgresResultWriter::flush() {
 }  // namespace
 
 Result<std::unique_ptr<ResultWriter::Backend>> open_postgres_result_writer(Database& db, const ResultTarget& target) {
-  if (db.pg() == nullptr) return make_error(ErrorKind::internal, "db_error", "not a PostgreSQL connection");
+  if (postgres_connection(db) == nullptr)
+    return make_error(ErrorKind::internal, "db_error", "not a PostgreSQL connection");
   return std::unique_ptr<ResultWriter::Backend>(std::make_unique<PostgresResultWriter>(db, target));
 }
 

@@ -6,7 +6,7 @@
 
 #include "common/result.hpp"
 #include "ingest/records.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::schema {

@@ -11,28 +11,30 @@ namespace {
 // by upload time, so neither a batch nor a pass with nothing to do reads the stored files themselves. The bytes are in
 // file_blobs; dropping them deletes the blob and clears raw_kept (the file leaves the index).
 constexpr std::string_view kRawCandidates =
-    "SELECT id FROM result_files WHERE uploaded_at < ?1 AND raw_kept = 1 ORDER BY uploaded_at LIMIT ?2";
-constexpr std::string_view kRawBytes =
-    "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM file_blobs"
-    " WHERE file_id IN (SELECT value FROM json_each(?1))";
-constexpr std::string_view kDropRaw =
-    "UPDATE result_files SET raw_kept = 0 WHERE id IN (SELECT value FROM json_each(?1))";
-constexpr std::string_view kDropBlobs = "DELETE FROM file_blobs WHERE file_id IN (SELECT value FROM json_each(?1))";
+    "SELECT id FROM result_files WHERE uploaded_at < $1 AND raw_kept = 1 ORDER BY uploaded_at LIMIT $2";
+#define PT_RAW_BYTES(D)                                                    \
+  "SELECT count(*), coalesce(sum(length(raw_deflate)), 0) FROM file_blobs" \
+  " WHERE file_id IN (" PT_##D##_ID_LIST("$1") ")"
+constexpr DialectSql kRawBytes = PT_DIALECT_SQL(PT_RAW_BYTES);
+#define PT_DROP_RAW(D) "UPDATE result_files SET raw_kept = 0 WHERE id IN (" PT_##D##_ID_LIST("$1") ")"
+constexpr DialectSql kDropRaw = PT_DIALECT_SQL(PT_DROP_RAW);
+#define PT_DROP_BLOBS(D) "DELETE FROM file_blobs WHERE file_id IN (" PT_##D##_ID_LIST("$1") ")"
+constexpr DialectSql kDropBlobs = PT_DIALECT_SQL(PT_DROP_BLOBS);
 constexpr std::string_view kCountRaw =
     "SELECT count(*), coalesce(sum(length(b.raw_deflate)), 0) FROM result_files f JOIN file_blobs b ON b.file_id = f.id"
-    " WHERE f.uploaded_at < ?1 AND f.raw_kept = 1";
+    " WHERE f.uploaded_at < $1 AND f.raw_kept = 1";
 
 constexpr std::string_view kDeleteDeliveries =
-    "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries"
-    " WHERE state = 'done' AND received_at < ?1 LIMIT ?2)";
+    "DELETE FROM webhook_deliveries WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries"
+    " WHERE state = 'done' AND received_at < $1 LIMIT $2)";
 constexpr std::string_view kCountDeliveries =
-    "SELECT count(*) FROM webhook_deliveries WHERE state = 'done' AND received_at < ?1";
+    "SELECT count(*) FROM webhook_deliveries WHERE state = 'done' AND received_at < $1";
 
 constexpr std::string_view kDeleteOutbox =
     "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state IN ('sent', 'dry_run')"
-    " AND coalesce(sent_at, created_at) < ?1 LIMIT ?2)";
+    " AND coalesce(sent_at, created_at) < $1 LIMIT $2)";
 constexpr std::string_view kCountOutbox =
-    "SELECT count(*) FROM outbox WHERE state IN ('sent', 'dry_run') AND coalesce(sent_at, created_at) < ?1";
+    "SELECT count(*) FROM outbox WHERE state IN ('sent', 'dry_run') AND coalesce(sent_at, created_at) < $1";
 
 constexpr std::string_view kRunAges =
     "SELECT id, key, platform, created_at, tags, " PT_RUN_HAS_PERFORMANCE " FROM runs ORDER BY created_at, id";
@@ -46,7 +48,7 @@ Result<std::int64_t> count(Database& db, std::string_view sql, const std::string
 Result<std::int64_t> delete_batch(Database& db, std::string_view sql, const std::string& cutoff, std::int64_t limit) {
   PT_ASSIGN(auto tx, Transaction::begin(db));
   PT_ASSIGN(auto st, Statement::prepare(db, sql));
-  st.bind(1, cutoff).bind(2, limit);
+  st.bind(1, cutoff).bind(2, sql_limit(limit));
   PT_TRY(st.run());
   const std::int64_t n = db.changes();
   st.reset();
@@ -61,7 +63,7 @@ Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::
   std::string ids = "[";
   {
     PT_ASSIGN(auto st, Statement::prepare(db, kRawCandidates));
-    st.bind(1, cutoff).bind(2, limit);
+    st.bind(1, cutoff).bind(2, sql_limit(limit));
     for (;;) {
       PT_ASSIGN(const bool row, st.step());
       if (!row) break;
@@ -72,14 +74,14 @@ Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::
   DroppedRaw out;
   if (ids == "[]") return out;
   {
-    PT_ASSIGN(auto st, Statement::prepare(db, kRawBytes));
+    PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kRawBytes)));
     st.bind(1, ids);
     PT_TRY(st.step());
     out.files = st.int64(0);
     out.bytes = st.int64(1);
   }
-  for (auto sql : {kDropRaw, kDropBlobs}) {
-    PT_ASSIGN(auto st, Statement::prepare(db, sql));
+  for (const DialectSql* sql : {&kDropRaw, &kDropBlobs}) {
+    PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, *sql)));
     st.bind(1, ids);
     PT_TRY(st.run());
   }

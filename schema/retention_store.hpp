@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

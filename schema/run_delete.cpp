@@ -6,23 +6,25 @@
 namespace perftriage::schema {
 namespace {
 
-constexpr std::string_view kFindRun = "SELECT id, platform, created_at FROM runs WHERE key = ?1";
-constexpr std::string_view kRunOf = "SELECT key, platform, created_at FROM runs WHERE id = ?1";
+constexpr std::string_view kFindRun = "SELECT id, platform, created_at FROM runs WHERE key = $1";
+constexpr std::string_view kRunOf = "SELECT key, platform, created_at FROM runs WHERE id = $1";
 // The findings are a JSON array inside each artifact's classify result.
-constexpr std::string_view kCountArtifacts =
+constexpr DialectSql kCountArtifacts = {
     "SELECT count(*), coalesce(sum(CASE WHEN json_valid(findings) THEN json_array_length(findings, '$.findings') END),"
-    " 0) FROM artifacts WHERE run_id = ?1";
+    " 0) FROM artifacts WHERE run_id = $1",
+    "SELECT count(*), coalesce(sum(CASE WHEN jsonb_typeof(CAST(findings AS jsonb) -> 'findings') = 'array'"
+    " THEN jsonb_array_length(CAST(findings AS jsonb) -> 'findings') END), 0) FROM artifacts WHERE run_id = $1"};
 // Children first; each by its run_id key or an index on run_id (result_rows and run_groups lead with it,
 // expectations_run, artifacts_case, result_files_run); the blobs by their owner's primary key.
 constexpr std::string_view kDeletes[] = {
-    "DELETE FROM result_rows WHERE run_id = ?1",
-    "DELETE FROM expectations WHERE run_id = ?1",
-    "DELETE FROM artifact_blobs WHERE artifact_id IN (SELECT id FROM artifacts WHERE run_id = ?1)",
-    "DELETE FROM artifacts WHERE run_id = ?1",
-    "DELETE FROM file_blobs WHERE file_id IN (SELECT id FROM result_files WHERE run_id = ?1)",
-    "DELETE FROM result_files WHERE run_id = ?1",
-    "DELETE FROM run_groups WHERE run_id = ?1",
-    "DELETE FROM runs WHERE id = ?1",
+    "DELETE FROM result_rows WHERE run_id = $1",
+    "DELETE FROM expectations WHERE run_id = $1",
+    "DELETE FROM artifact_blobs WHERE artifact_id IN (SELECT id FROM artifacts WHERE run_id = $1)",
+    "DELETE FROM artifacts WHERE run_id = $1",
+    "DELETE FROM file_blobs WHERE file_id IN (SELECT id FROM result_files WHERE run_id = $1)",
+    "DELETE FROM result_files WHERE run_id = $1",
+    "DELETE FROM run_groups WHERE run_id = $1",
+    "DELETE FROM runs WHERE id = $1",
 };
 
 // PRAGMA foreign_keys is a no-op inside a transaction: switched off before BEGIN, back on after COMMIT / ROLLBACK.
@@ -63,7 +65,7 @@ Result<DeletedRun> delete_run_rows(Database& db, std::int64_t run_id) {
     out.created_at = st.text(2);
   }
   {
-    PT_ASSIGN(auto st, Statement::prepare(db, kCountArtifacts));
+    PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kCountArtifacts)));
     st.bind(1, run_id);
     PT_TRY(st.step());
     out.artifacts = st.int64(0);

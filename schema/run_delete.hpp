@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "schema/result_writer_backends.hpp"
+#include "schema/sqlite.hpp"
 
 namespace perftriage::schema {
 namespace {
@@ -13,17 +14,17 @@ constexpr std::string_view kInsertResult =
     "abs_latency_ms, compilation_latency_s, compression_ratio, eager_peak_mem_gb, dynamo_peak_mem_gb, calls_captured, "
     "unique_graphs, graph_breaks, unique_graph_breaks, autograd_captures, autograd_compiles, cudagraph_skips, "
     "fallbacks_to_eager, accuracy, short_row, failed, accuracy_failed, extra, invalid) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-    "?23, ?24, ?25, ?26, ?27)";
-constexpr std::string_view kGroupCases = "SELECT model, id FROM case_models WHERE group_id = ?1";
+    "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, "
+    "$23, $24, $25, $26, $27)";
+constexpr std::string_view kGroupCases = "SELECT model, id FROM case_models WHERE group_id = $1";
 // A model of the file not stored before. Parsing keeps one row per (dev, model), so a file measuring one model on two
 // devices meets it twice: the second insert is ignored and finds the first's id. New models are not remembered in
 // memory: a file names each (but for that case) once. The id is read from sqlite3_last_insert_rowid, not RETURNING:
 // RETURNING makes SQLite run the insert into an ephemeral table under a statement journal, and on a file of a million
 // new models that cost a third of the ingest (perf, 2026-12-04; about 6x the plain insert in isolation).
 constexpr std::string_view kInsertCase =
-    "INSERT INTO case_models(group_id, model) VALUES(?1, ?2) ON CONFLICT DO NOTHING";
-constexpr std::string_view kFindCase = "SELECT id FROM case_models WHERE group_id = ?1 AND model = ?2";
+    "INSERT INTO case_models(group_id, model) VALUES($1, $2) ON CONFLICT DO NOTHING";
+constexpr std::string_view kFindCase = "SELECT id FROM case_models WHERE group_id = $1 AND model = $2";
 
 class SqliteResultWriter final : public ResultWriter::Backend {
  public:
@@ -52,7 +53,7 @@ class SqliteResultWriter final : public ResultWriter::Backend {
   Database* db_;
   ResultTarget target_;
   Statement insert_row_;
-  Statement insert_case_;                                // ?1, the group, stays bound
+  Statement insert_case_;                                // $1, the group, stays bound
   Statement find_case_;                                  // the same
   std::unordered_map<std::string, std::int64_t> cases_;  // model -> case id of the group's cases stored before
   std::string extra_;                                    // the bound text of the current row's extra column
@@ -65,7 +66,7 @@ Result<std::int64_t> SqliteResultWriter::case_id(const std::string& model) {
   insert_case_.rewind();
   insert_case_.bind_static(2, model);
   PT_TRY(insert_case_.run());
-  const std::int64_t inserted = db_->changes() == 1 ? sqlite3_last_insert_rowid(db_->handle()) : 0;
+  const std::int64_t inserted = db_->changes() == 1 ? sqlite3_last_insert_rowid(sqlite_handle(*db_)) : 0;
   insert_case_.rewind();
   if (inserted != 0) return inserted;
   find_case_.rewind();

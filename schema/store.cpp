@@ -27,31 +27,31 @@ constexpr std::string_view kSelectRunColumns =
     "SELECT id, key, platform, device, torch_version, commit_sha, created_at, tags, environment FROM runs ";
 constexpr std::string_view kInsertRun =
     "INSERT INTO runs(key, platform, device, torch_version, commit_sha, created_at, tags, environment) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id";
+    "VALUES($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id";
 constexpr std::string_view kUpdateRun =
-    "UPDATE runs SET device = ?2, torch_version = ?3, commit_sha = ?4, tags = ?5, environment = ?6 WHERE id = ?1";
+    "UPDATE runs SET device = $2, torch_version = $3, commit_sha = $4, tags = $5, environment = $6 WHERE id = $1";
 constexpr std::string_view kSelectFileColumns =
     "SELECT id, run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, row_count, "
     "duplicates_dropped, uploaded_at, raw_kept = 0 FROM result_files ";
 constexpr std::string_view kInsertFile =
     "INSERT INTO result_files(run_id, path, format, suite, dtype, mode, kind, device, config, sha256, size, "
     "header, row_count, duplicates_dropped, uploaded_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id";
-constexpr std::string_view kInsertFileBlob = "INSERT INTO file_blobs(file_id, raw_deflate) VALUES(?1, ?2)";
-constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = ?2 WHERE id = ?1";
+    "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id";
+constexpr std::string_view kInsertFileBlob = "INSERT INTO file_blobs(file_id, raw_deflate) VALUES($1, $2)";
+constexpr std::string_view kSupersede = "UPDATE result_files SET superseded_by = $2 WHERE id = $1";
 // Step one of a replacement: the old file points at itself, which takes it out of the live-path index.
-constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id WHERE id = ?1";
+constexpr std::string_view kRetire = "UPDATE result_files SET superseded_by = id WHERE id = $1";
 constexpr std::string_view kDeleteFileRows =
-    "DELETE FROM result_rows WHERE run_id = (SELECT run_id FROM result_files WHERE id = ?1) AND file_id = ?1";
-constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = ?1";
+    "DELETE FROM result_rows WHERE run_id = (SELECT run_id FROM result_files WHERE id = $1) AND file_id = $1";
+constexpr std::string_view kDeleteFileExpectations = "DELETE FROM expectations WHERE file_id = $1";
 // A file's group (suite, dtype, mode, kind, config), read once per file; a new group is inserted.
 constexpr std::string_view kFindGroup =
-    "SELECT id FROM case_groups WHERE suite = ?1 AND dtype = ?2 AND mode = ?3 AND kind = ?4 AND config = ?5";
+    "SELECT id FROM case_groups WHERE suite = $1 AND dtype = $2 AND mode = $3 AND kind = $4 AND config = $5";
 constexpr std::string_view kInsertGroup =
-    "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES(?1, ?2, ?3, ?4, ?5) RETURNING id";
+    "INSERT INTO case_groups(suite, dtype, mode, kind, config) VALUES($1, $2, $3, $4, $5) RETURNING id";
 constexpr std::string_view kInsertExpectation =
     "INSERT INTO expectations(run_id, file_id, suite, mode, dtype, config, model, line, accuracy, graph_breaks, "
-    "speedup_target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+    "speedup_target) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
 // The refresh statements only write rows whose value changes: an UPDATE rewrites every row it
 // matches, and rewriting a whole run on each upload cost more than inserting it. Each walks the run's range of
 // result_rows (its primary-key prefix).
@@ -60,34 +60,34 @@ constexpr std::string_view kFailingAccuracyCases =
     "case_id IN (SELECT p.id FROM result_rows a JOIN cases ca ON ca.id = a.case_id JOIN cases p"
     " ON p.suite = ca.suite AND p.model = ca.model AND p.dtype = ca.dtype AND p.mode = ca.mode"
     " AND p.kind = 'performance' AND p.config = ca.config"
-    " WHERE a.run_id = ?1 AND a.accuracy_failed = 1 AND ca.kind = 'accuracy')";
+    " WHERE a.run_id = $1 AND a.accuracy_failed = 1 AND ca.kind = 'accuracy')";
 // The most specific expectation wins: one naming the row's dtype over one for every dtype.
 constexpr std::string_view kExpectedAccuracy =
     "(SELECT e.accuracy FROM expectations e WHERE e.run_id = result_rows.run_id AND e.suite = c.suite"
     " AND e.mode = c.mode AND e.model = c.model AND e.accuracy <> ''"
     " AND (e.dtype = c.dtype OR e.dtype = '') ORDER BY e.dtype = '' LIMIT 1)";
-// ?2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place. A performance row has no
+// $2.. are the passing statuses (ingest::kPassingAccuracy), so the rule lives in one place. A performance row has no
 // expected accuracy, so it never deviates.
 constexpr std::string_view kDeviates =
-    "(CASE WHEN expected_accuracy IS NULL THEN 0 WHEN (expected_accuracy IN (?2, ?3, ?4)) = (accuracy_failed = 1) THEN "
+    "(CASE WHEN expected_accuracy IS NULL THEN 0 WHEN (expected_accuracy IN ($2, $3, $4)) = (accuracy_failed = 1) THEN "
     "1 "
     "ELSE 0 END)";
 // The run's summaries (migration 010 run_groups), recounted from its rows after every change to them.
-constexpr std::string_view kDeleteRunGroups = "DELETE FROM run_groups WHERE run_id = ?1";
+constexpr std::string_view kDeleteRunGroups = "DELETE FROM run_groups WHERE run_id = $1";
 // Read once, in primary-key order, and counted per file here: a file's rows share its axes, so no row is joined to its
 // case and nothing is sorted (a GROUP BY in SQL sorted a 1M-row run for 0.6 s).
 constexpr std::string_view kRunRowFlags =
     "SELECT file_id, failed, speedup, accuracy_failed, unreliable, deviates, invalid FROM result_rows WHERE run_id = "
-    "?1";
-constexpr std::string_view kRunFileAxes = "SELECT id, kind, suite, dtype, mode FROM result_files WHERE run_id = ?1";
+    "$1";
+constexpr std::string_view kRunFileAxes = "SELECT id, kind, suite, dtype, mode FROM result_files WHERE run_id = $1";
 constexpr std::string_view kInsertRunGroup =
-    "INSERT INTO run_groups VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+    "INSERT INTO run_groups VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
 // Expectations are only ever added or replaced (files are superseded, never deleted), so a run without
 // any has nothing to refresh.
 // Read from the run's summaries, counted just before: no second scan of the run's rows.
 constexpr std::string_view kRunFlagsToRefresh =
     "SELECT coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0),"
-    " EXISTS (SELECT 1 FROM expectations WHERE run_id = ?1) FROM run_groups WHERE run_id = ?1";
+    " EXISTS (SELECT 1 FROM expectations WHERE run_id = $1) FROM run_groups WHERE run_id = $1";
 constexpr std::string_view kSelectResultColumns =
     "SELECT r.key, r.platform, f.path, x.suite, x.dtype, x.mode, x.kind, x.config, x.model, x.line, x.dev, "
     "x.batch_size, x.speedup, x.speedup_text, x.abs_latency_ms, x.eager_latency_ms, x.compilation_latency_s, "
@@ -97,49 +97,49 @@ constexpr std::string_view kSelectResultColumns =
     "x.expected_accuracy, x.extra, x.invalid "
     "FROM results x JOIN runs r ON r.id = x.run_id JOIN result_files f ON f.id = x.file_id ";
 constexpr std::string_view kRunCounts =
-    "SELECT (SELECT count(*) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL), count(*),"
-    " coalesce(sum(kind = 'performance' AND speedup > 0 AND speedup < ?2), 0), coalesce(sum(failed), 0),"
+    "SELECT (SELECT count(*) FROM result_files WHERE run_id = $1 AND superseded_by IS NULL), count(*),"
+    " sum(CASE WHEN kind = 'performance' AND speedup > 0 AND speedup < $2 THEN 1 ELSE 0 END), coalesce(sum(failed), 0),"
     " coalesce(sum(accuracy_failed), 0), coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0),"
     " coalesce(sum(invalid), 0) "
-    "FROM results WHERE run_id = ?1";
+    "FROM results WHERE run_id = $1";
 // The same from the run's summaries (migration 010), for the default threshold (1.0) they were counted at.
 constexpr std::string_view kRunCountsSummary =
-    "SELECT (SELECT count(*) FROM result_files WHERE run_id = ?1 AND superseded_by IS NULL), coalesce(sum(rows), 0),"
+    "SELECT (SELECT count(*) FROM result_files WHERE run_id = $1 AND superseded_by IS NULL), coalesce(sum(rows), 0),"
     " coalesce(sum(slow), 0), coalesce(sum(failed), 0), coalesce(sum(accuracy_failed), 0),"
     " coalesce(sum(unreliable), 0), coalesce(sum(deviates), 0), coalesce(sum(invalid), 0) "
-    "FROM run_groups WHERE run_id = ?1";
+    "FROM run_groups WHERE run_id = $1";
 // A platform's runs newest first, along runs_platform_created (runs_created for "" = every platform); a condition of
 // run_selection.hpp may stand between the WHERE and the order.
-constexpr std::string_view kRunsOfPlatform = "WHERE platform = ?1 ";
-constexpr std::string_view kRunsOfAnyPlatform = "WHERE (?1 = '' OR platform = ?1) ";
+constexpr std::string_view kRunsOfPlatform = "WHERE platform = $1 ";
+constexpr std::string_view kRunsOfAnyPlatform = "WHERE ($1 = '' OR platform = $1) ";
 constexpr std::string_view kNewestFirst = "ORDER BY created_at DESC, id DESC";
 constexpr std::string_view kHasPerformanceResults =
-    "SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND " PT_RUN_HAS_PERFORMANCE ")";
-constexpr std::string_view kPlatformExact = "SELECT platform FROM runs WHERE platform = ?1 LIMIT 1";
+    "SELECT EXISTS (SELECT 1 FROM runs WHERE id = $1 AND " PT_RUN_HAS_PERFORMANCE ")";
+constexpr std::string_view kPlatformExact = "SELECT platform FROM runs WHERE platform = $1 LIMIT 1";
 // The first run's spelling: databases written before platforms were case-insensitive may hold several (migration 009
 // unified them, this keeps the rule where it matters anyway).
 constexpr std::string_view kPlatformAnyCase =
-    "SELECT platform FROM runs WHERE platform = ?1 COLLATE NOCASE ORDER BY id LIMIT 1";
+    "SELECT platform FROM runs WHERE platform = $1 COLLATE NOCASE ORDER BY id LIMIT 1";
 constexpr std::string_view kPreviousRun =
-    "WHERE platform = ?1 AND (created_at < ?2 OR (created_at = ?2 AND id < ?3)) ORDER BY created_at DESC, id DESC "
+    "WHERE platform = $1 AND (created_at < $2 OR (created_at = $2 AND id < $3)) ORDER BY created_at DESC, id DESC "
     "LIMIT 1";
 // Groups (suite, dtype, mode, kind, config) the run has rows for; a case of the previous run in such a group without a
 // row now is missing. The run's case ids are collected once, so each row of the previous run costs two lookups.
 constexpr std::string_view kMissingVsPrevious =
-    "WITH cur AS MATERIALIZED (SELECT DISTINCT case_id FROM result_rows WHERE run_id = ?1), "
+    "WITH cur AS MATERIALIZED (SELECT DISTINCT case_id FROM result_rows WHERE run_id = $1), "
     "groups AS MATERIALIZED (SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config FROM cur"
     " JOIN cases c ON c.id = cur.case_id) "
     "SELECT DISTINCT c.suite, c.dtype, c.mode, c.kind, c.config, c.model FROM result_rows p"
-    " JOIN cases c ON c.id = p.case_id WHERE p.run_id = ?2 AND p.case_id NOT IN (SELECT case_id FROM cur)"
+    " JOIN cases c ON c.id = p.case_id WHERE p.run_id = $2 AND p.case_id NOT IN (SELECT case_id FROM cur)"
     " AND (c.suite, c.dtype, c.mode, c.kind, c.config) IN (SELECT suite, dtype, mode, kind, config FROM groups) "
     "ORDER BY 1, 2, 3, 4, 6";
 constexpr std::string_view kMissingVsReference =
-    "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = ?1 AND "
+    "WITH groups AS (SELECT DISTINCT suite, dtype, mode, kind, config FROM results WHERE run_id = $1 AND "
     " kind = 'accuracy') "
     "SELECT DISTINCT g.suite, g.dtype, g.mode, g.kind, g.config, e.model, f.path FROM expectations e "
     "JOIN groups g ON g.suite = e.suite AND g.mode = e.mode AND (e.dtype = g.dtype OR e.dtype = '') "
     "JOIN result_files f ON f.id = e.file_id "
-    "WHERE e.run_id = ?1 AND e.accuracy <> '' AND NOT EXISTS (SELECT 1 FROM results c WHERE c.run_id = ?1 "
+    "WHERE e.run_id = $1 AND e.accuracy <> '' AND NOT EXISTS (SELECT 1 FROM results c WHERE c.run_id = $1 "
     " AND c.suite = g.suite AND c.dtype = g.dtype AND c.mode = g.mode AND c.kind = g.kind AND c.model = e.model) "
     "ORDER BY g.suite, g.dtype, g.mode, e.model";
 
@@ -296,7 +296,7 @@ Result<std::int64_t> ensure_run(Database& db, const model::RunMeta& meta) {
 
 Result<std::optional<model::FileRecord>> live_file(Database& db, std::int64_t run_id, std::string_view path) {
   PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectFileColumns) +
-                                                "WHERE run_id = ?1 AND path = ?2 AND superseded_by IS NULL"));
+                                                "WHERE run_id = $1 AND path = $2 AND superseded_by IS NULL"));
   st.bind(1, run_id).bind(2, path);
   return first(st, read_file);
 }
@@ -380,16 +380,16 @@ Result<void> insert_expectations(Database& db, std::int64_t run_id, std::int64_t
 
 Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
   const std::string statements[] = {
-      "UPDATE result_rows SET unreliable = 1 WHERE run_id = ?1 AND unreliable = 0 AND " +
+      "UPDATE result_rows SET unreliable = 1 WHERE run_id = $1 AND unreliable = 0 AND " +
           std::string(kFailingAccuracyCases),
-      "UPDATE result_rows SET unreliable = 0 WHERE run_id = ?1 AND unreliable = 1 AND NOT " +
+      "UPDATE result_rows SET unreliable = 0 WHERE run_id = $1 AND unreliable = 1 AND NOT " +
           std::string(kFailingAccuracyCases),
       "UPDATE result_rows SET expected_accuracy = " + std::string(kExpectedAccuracy) +
-          " FROM cases c WHERE c.id = result_rows.case_id AND result_rows.run_id = ?1 AND c.kind = 'accuracy'"
+          " FROM cases c WHERE c.id = result_rows.case_id AND result_rows.run_id = $1 AND c.kind = 'accuracy'"
           " AND result_rows.expected_accuracy IS DISTINCT FROM " +
           std::string(kExpectedAccuracy),
       "UPDATE result_rows SET deviates = " + std::string(kDeviates) +
-          " WHERE run_id = ?1 AND deviates IS DISTINCT FROM " + std::string(kDeviates),
+          " WHERE run_id = $1 AND deviates IS DISTINCT FROM " + std::string(kDeviates),
   };
   static_assert(ingest::kPassingAccuracy.size() == 3, "kDeviates binds exactly three passing statuses");
   // The run's summaries (one read of its rows) say which statements have anything to do: marking needs a failing
@@ -406,7 +406,7 @@ Result<void> refresh_run_flags(Database& db, std::int64_t run_id) {
     const auto& sql = statements[i];
     PT_ASSIGN(auto st, Statement::prepare(db, sql));
     st.bind(1, run_id);
-    if (sql.find("?2") != std::string::npos) {
+    if (sql.find("$2") != std::string::npos) {
       for (int k = 0; k < 3; ++k) st.bind(k + 2, ingest::kPassingAccuracy[static_cast<std::size_t>(k)]);
     }
     PT_TRY(st.run());
@@ -522,11 +522,11 @@ Result<RunPage> list_runs_page(Database& db, const std::string& platform, std::i
     after_id = std::numeric_limits<std::int64_t>::max();
   }
   // A row-value bound is a range of runs_platform_created (or runs_created across platforms), read newest first.
-  const std::string where = stored.empty() ? "WHERE ?1 = '' AND " : "WHERE platform = ?1 AND ";
+  const std::string where = stored.empty() ? "WHERE $1 = '' AND " : "WHERE platform = $1 AND ";
   PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + where +
-                                                "(created_at, id) < (?2, ?3) ORDER BY created_at DESC, id DESC "
-                                                "LIMIT ?4"));
-  st.bind(1, stored).bind(2, after_created).bind(3, after_id).bind(4, limit > 0 ? limit + 1 : std::int64_t{-1});
+                                                "(created_at, id) < ($2, $3) ORDER BY created_at DESC, id DESC "
+                                                "LIMIT $4"));
+  st.bind(1, stored).bind(2, after_created).bind(3, after_id).bind(4, sql_limit(limit > 0 ? limit + 1 : -1));
   RunPage page;
   PT_ASSIGN(page.runs, collect<model::RunRecord>(st, read_run));
   if (limit > 0 && static_cast<std::int64_t>(page.runs.size()) > limit) {
@@ -538,7 +538,7 @@ Result<RunPage> list_runs_page(Database& db, const std::string& platform, std::i
 }
 
 Result<std::optional<model::RunRecord>> find_run(Database& db, const std::string& key) {
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + "WHERE key = ?1"));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectRunColumns) + "WHERE key = $1"));
   st.bind(1, key);
   return first(st, read_run);
 }
@@ -572,7 +572,7 @@ Result<std::int64_t> count_runs(Database& db) {
 
 Result<std::vector<model::FileRecord>> run_files(Database& db, std::int64_t run_id) {
   PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectFileColumns) +
-                                                "WHERE run_id = ?1 AND superseded_by IS NULL ORDER BY path"));
+                                                "WHERE run_id = $1 AND superseded_by IS NULL ORDER BY path"));
   st.bind(1, run_id);
   return collect<model::FileRecord>(st, read_file);
 }
@@ -580,7 +580,7 @@ Result<std::vector<model::FileRecord>> run_files(Database& db, std::int64_t run_
 Result<std::string> file_bytes(Database& db, std::int64_t file_id) {
   PT_ASSIGN(auto st, Statement::prepare(db,
                                         "SELECT b.raw_deflate, f.size, b.file_id IS NULL FROM result_files f"
-                                        " LEFT JOIN file_blobs b ON b.file_id = f.id WHERE f.id = ?1"));
+                                        " LEFT JOIN file_blobs b ON b.file_id = f.id WHERE f.id = $1"));
   st.bind(1, file_id);
   PT_ASSIGN(const bool row, st.step());
   if (!row) return make_error(ErrorKind::not_found, "no_file", "no stored file " + std::to_string(file_id));
@@ -612,11 +612,11 @@ Result<std::vector<model::ResultRecord>> results(Database& db, const ResultFilte
   }
   // Fixed parameter slots keep the statement text independent of the values.
   sql +=
-      " AND (?1 = '' OR x.suite = ?1) AND (?2 = '' OR x.dtype = ?2) AND (?3 = '' OR x.mode = ?3)"
-      " AND (?4 = '' OR x.kind = ?4) AND (?5 = '' OR x.config = ?5) AND (?6 = '' OR x.model = ?6)";
+      " AND ($1 = '' OR x.suite = $1) AND ($2 = '' OR x.dtype = $2) AND ($3 = '' OR x.mode = $3)"
+      " AND ($4 = '' OR x.kind = $4) AND ($5 = '' OR x.config = $5) AND ($6 = '' OR x.model = $6)";
   switch (filter.flag) {
     case ResultFlag::any: break;
-    case ResultFlag::slow: sql += " AND x.kind = 'performance' AND x.speedup > 0 AND x.speedup < ?7"; break;
+    case ResultFlag::slow: sql += " AND x.kind = 'performance' AND x.speedup > 0 AND x.speedup < $7"; break;
     case ResultFlag::failed: sql += " AND x.failed = 1"; break;
     case ResultFlag::accuracy_failed: sql += " AND x.accuracy_failed = 1"; break;
     case ResultFlag::unreliable: sql += " AND x.unreliable = 1"; break;

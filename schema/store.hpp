@@ -14,7 +14,7 @@
 #include "common/result.hpp"
 #include "ingest/records.hpp"
 #include "model/records.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

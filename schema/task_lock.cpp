@@ -4,8 +4,8 @@ namespace perftriage::schema {
 namespace {
 
 // The two-key form of the advisory locks: its key space never meets the writers' single-key lock (schema/sqlite.cpp).
-constexpr std::string_view kTryLock = "SELECT pg_try_advisory_lock(7250002, hashtext(?1))";
-constexpr std::string_view kUnlock = "SELECT pg_advisory_unlock(7250002, hashtext(?1))";
+constexpr std::string_view kTryLock = "SELECT pg_try_advisory_lock(7250002, hashtext($1))";
+constexpr std::string_view kUnlock = "SELECT pg_advisory_unlock(7250002, hashtext($1))";
 
 }  // namespace
 

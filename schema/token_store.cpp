@@ -23,13 +23,13 @@ constexpr std::string_view kPrefix = "pt_";
 
 constexpr std::string_view kInsert =
     "INSERT INTO api_tokens(name, token_id, salt, hash, scopes, created_at, expires_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id";
-constexpr std::string_view kNameTaken = "SELECT 1 FROM api_tokens WHERE name = ?1";
+    "VALUES($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+constexpr std::string_view kNameTaken = "SELECT 1 FROM api_tokens WHERE name = $1";
 constexpr std::string_view kColumns =
     "SELECT id, name, token_id, scopes, created_at, COALESCE(expires_at, ''), COALESCE(revoked_at, ''), "
     "COALESCE(last_used_at, '')";
-constexpr std::string_view kRevoke = "UPDATE api_tokens SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL";
-constexpr std::string_view kTouch = "UPDATE api_tokens SET last_used_at = ?2 WHERE id = ?1";
+constexpr std::string_view kRevoke = "UPDATE api_tokens SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL";
+constexpr std::string_view kTouch = "UPDATE api_tokens SET last_used_at = $2 WHERE id = $1";
 
 std::string hex(const unsigned char* bytes, std::size_t n) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -251,7 +251,7 @@ Result<TokenCheck> verify_token(Database& db, std::string_view token, std::strin
     return check;
   }
   PT_ASSIGN(auto st,
-            Statement::prepare(db, std::string(kColumns) + ", salt, hash FROM api_tokens WHERE token_id = ?1"));
+            Statement::prepare(db, std::string(kColumns) + ", salt, hash FROM api_tokens WHERE token_id = $1"));
   st.bind(1, token_id);
   PT_ASSIGN(const bool row, st.step());
   if (!row) {

@@ -10,22 +10,22 @@ namespace {
 // A later copy of an issue replaces the stored one whole: GitHub sends the issue as it is now.
 constexpr std::string_view kUpsertIssue =
     "INSERT INTO tracker_issues(repo, number, title, body, labels, state, updated_at, synced_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+    "VALUES($1, $2, $3, $4, $5, $6, $7, $8) "
     "ON CONFLICT(repo, number) DO UPDATE SET title = excluded.title, body = excluded.body, labels = excluded.labels, "
     "state = excluded.state, updated_at = excluded.updated_at, synced_at = excluded.synced_at";
 constexpr std::string_view kUpsertSync =
     "INSERT INTO tracker_sync(repo, since, cursor_updated_at, next_page, finished, last_error, updated_at) "
-    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+    "VALUES($1, $2, $3, $4, $5, $6, $7) "
     "ON CONFLICT(repo) DO UPDATE SET since = excluded.since, cursor_updated_at = excluded.cursor_updated_at, "
     "next_page = excluded.next_page, finished = excluded.finished, last_error = excluded.last_error, "
     "updated_at = excluded.updated_at";
 constexpr std::string_view kFindSync =
     "SELECT repo, since, cursor_updated_at, next_page, finished, last_error, updated_at FROM tracker_sync "
-    "WHERE repo = ?1";
+    "WHERE repo = $1";
 // The primary key's order: (repo, number).
 constexpr std::string_view kListIssues =
-    "SELECT repo, number, title, body, labels, state, updated_at FROM tracker_issues WHERE repo = ?1 ORDER BY number";
-constexpr std::string_view kCountIssues = "SELECT count(*) FROM tracker_issues WHERE repo = ?1";
+    "SELECT repo, number, title, body, labels, state, updated_at FROM tracker_issues WHERE repo = $1 ORDER BY number";
+constexpr std::string_view kCountIssues = "SELECT count(*) FROM tracker_issues WHERE repo = $1";
 
 std::string labels_json(const std::vector<std::string>& labels) {
   return nlohmann::json(labels).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

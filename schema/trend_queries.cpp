@@ -14,12 +14,14 @@ constexpr std::string_view kRunMetrics =
     " SELECT p.suite, p.dtype, p.mode, p.speedup, p.compilation_latency_s AS compile_s, p.compression_ratio,"
     "  (p.failed = 0 AND p.speedup > 0 AND (p.suite, p.dtype, p.mode, p.config, p.model) NOT IN ("
     "   SELECT suite, dtype, mode, config, model FROM results"
-    "   WHERE run_id = ?1 AND kind = 'accuracy' AND accuracy_failed = 1)) AS ok"
-    " FROM results p WHERE p.run_id = ?1 AND p.kind = 'performance')"
-    " SELECT suite, dtype, mode, count(*), sum(ok),"
-    "  total(CASE WHEN ok THEN ln(speedup) END),"
-    "  total(CASE WHEN ok AND compile_s > 0 THEN compile_s END), sum(ok AND compile_s > 0),"
-    "  total(CASE WHEN ok AND compression_ratio > 0 THEN ln(compression_ratio) END), sum(ok AND compression_ratio > 0)"
+    "   WHERE run_id = $1 AND kind = 'accuracy' AND accuracy_failed = 1)) AS ok"
+    " FROM results p WHERE p.run_id = $1 AND p.kind = 'performance')"
+    " SELECT suite, dtype, mode, count(*), sum(CASE WHEN ok THEN 1 ELSE 0 END),"
+    "  coalesce(sum(CASE WHEN ok THEN ln(speedup) END), 0.0),"
+    "  coalesce(sum(CASE WHEN ok AND compile_s > 0 THEN compile_s END), 0.0), sum(CASE WHEN ok AND compile_s > 0 THEN "
+    "1 ELSE 0 END),"
+    "  coalesce(sum(CASE WHEN ok AND compression_ratio > 0 THEN ln(compression_ratio) END), 0.0),"
+    "  sum(CASE WHEN ok AND compression_ratio > 0 THEN 1 ELSE 0 END)"
     " FROM perf GROUP BY suite, dtype, mode ORDER BY suite, dtype, mode";
 
 std::optional<double> ratio_of(double sum, std::int64_t n, bool geometric) {

@@ -33,21 +33,21 @@ constexpr std::string_view kSelectTriage =
     ")"
     " JOIN runs l ON l.id = b.latest_run ";
 constexpr std::string_view kFindCase =
-    "SELECT id FROM cases WHERE suite = ?1 AND dtype = ?2 AND mode = ?3 AND kind = 'performance' AND config = ?4"
-    " AND model = ?5";
+    "SELECT id FROM cases WHERE suite = $1 AND dtype = $2 AND mode = $3 AND kind = 'performance' AND config = $4"
+    " AND model = $5";
 constexpr std::string_view kUpsertDecision =
     "INSERT INTO triage(platform, case_id, state, issue, reason, since_run, updated_at, updated_by)"
-    " SELECT ?1, ?2, ?3, ?4, ?5, latest_run, ?6, ?7 FROM backlog WHERE platform = ?1 AND case_id = ?2 "
+    " SELECT $1, $2, $3, $4, $5, latest_run, $6, $7 FROM backlog WHERE platform = $1 AND case_id = $2 "
     "ON CONFLICT(platform, case_id) DO UPDATE SET state = excluded.state, issue = excluded.issue, reason = "
     "excluded.reason,"
     " since_run = excluded.since_run, updated_at = excluded.updated_at, updated_by = excluded.updated_by";
-constexpr std::string_view kDropDecision = "DELETE FROM triage WHERE platform = ?1 AND case_id = ?2";
+constexpr std::string_view kDropDecision = "DELETE FROM triage WHERE platform = $1 AND case_id = $2";
 constexpr std::string_view kInsertChange =
     "INSERT INTO triage_history(platform, case_id, from_state, state, issue, reason, run_id, who, at)"
-    " SELECT ?1, ?2, ?3, ?4, ?5, ?6, latest_run, ?7, ?8 FROM backlog WHERE platform = ?1 AND case_id = ?2";
+    " SELECT $1, $2, $3, $4, $5, $6, latest_run, $7, $8 FROM backlog WHERE platform = $1 AND case_id = $2";
 constexpr std::string_view kHistory =
     "SELECT h.from_state, h.state, h.issue, h.reason, coalesce(r.key, ''), h.who, h.at FROM triage_history h"
-    " LEFT JOIN runs r ON r.id = h.run_id WHERE h.platform = ?1 AND h.case_id = ?2 ORDER BY h.id";
+    " LEFT JOIN runs r ON r.id = h.run_id WHERE h.platform = $1 AND h.case_id = $2 ORDER BY h.id";
 
 // The transitions of apply_auto_triage over the platform's decisions (a few rows: only decided cases have one).
 #define PT_AUTO_NEXT                                                         \
@@ -58,14 +58,14 @@ constexpr std::string_view kHistory =
 constexpr std::string_view kAutoHistory =
     "INSERT INTO triage_history(platform, case_id, from_state, state, issue, reason, run_id, who, at)"
     " SELECT t.platform, t.case_id, t.state, " PT_AUTO_NEXT ", t.issue, '', " PT_AUTO_SINCE
-    ", 'auto', ?2"
+    ", 'auto', $2"
     " FROM triage t JOIN backlog b ON b.platform = t.platform AND b.case_id = t.case_id"
-    " WHERE t.platform = ?1 AND (" PT_AUTO_NEXT ") IS NOT NULL";
+    " WHERE t.platform = $1 AND (" PT_AUTO_NEXT ") IS NOT NULL";
 constexpr std::string_view kAutoApply =
     "UPDATE triage AS t SET state = " PT_AUTO_NEXT ", since_run = " PT_AUTO_SINCE
-    ", updated_at = ?2,"
+    ", updated_at = $2,"
     " updated_by = 'auto' FROM backlog b WHERE b.platform = t.platform AND b.case_id = t.case_id"
-    " AND t.platform = ?1 AND (" PT_AUTO_NEXT ") IS NOT NULL";
+    " AND t.platform = $1 AND (" PT_AUTO_NEXT ") IS NOT NULL";
 #undef PT_AUTO_NEXT
 #undef PT_AUTO_SINCE
 #undef PT_DERIVED_STATE
@@ -75,7 +75,7 @@ constexpr std::string_view kAutoApply =
 // The cases of the platform a person has decided on (any history line not by "auto" or "tracker"), even if they
 // later set "new" again: the tracker's acknowledgement never overrides a person.
 constexpr std::string_view kPersonDecided =
-    "SELECT DISTINCT case_id FROM triage_history WHERE platform = ?1 AND who NOT IN ('auto', 'tracker')";
+    "SELECT DISTINCT case_id FROM triage_history WHERE platform = $1 AND who NOT IN ('auto', 'tracker')";
 
 using CaseKey = std::tuple<std::string, std::string, std::string, std::string>;
 
@@ -144,7 +144,7 @@ Result<std::optional<std::int64_t>> case_id_of(Database& db, const TriageKey& ke
 }
 
 Result<std::optional<TriageCase>> read_one(Database& db, const std::string& platform, std::int64_t case_id) {
-  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = ?1 AND b.case_id = ?2"));
+  PT_ASSIGN(auto st, Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = $1 AND b.case_id = $2"));
   st.bind(1, platform).bind(2, case_id);
   PT_ASSIGN(auto found, first(st, read_case));
   if (found) {
@@ -255,7 +255,7 @@ Result<TriageCase> set_triage(Database& db, const TriageKey& key, std::string_vi
 Result<std::vector<TriageCase>> list_triage(Database& db, const std::string& platform, std::string_view state) {
   PT_ASSIGN(const std::string stored, stored_platform(db, platform));
   PT_ASSIGN(auto st,
-            Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = ?1 ORDER BY 1, 2, 3, 5, 4"));
+            Statement::prepare(db, std::string(kSelectTriage) + "WHERE b.platform = $1 ORDER BY 1, 2, 3, 5, 4"));
   st.bind(1, stored);
   PT_ASSIGN(auto cases, collect<TriageCase>(st, read_case));
   // The state filter after the tracker's acknowledgements, which the SQL does not know.
@@ -277,7 +277,7 @@ Result<std::vector<TriageChange>> triage_history(Database& db, const TriageKey& 
 }
 
 Result<std::int64_t> apply_auto_triage(Database& db, std::int64_t run_id) {
-  PT_ASSIGN(auto run, Statement::prepare(db, "SELECT platform FROM runs WHERE id = ?1"));
+  PT_ASSIGN(auto run, Statement::prepare(db, "SELECT platform FROM runs WHERE id = $1"));
   run.bind(1, run_id);
   PT_ASSIGN(const auto platform, first(run, [](const Statement& s) { return s.text(0); }));
   if (!platform) return make_error(ErrorKind::not_found, "no_run", "no run " + std::to_string(run_id));

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "schema/sqlite.hpp"
+
 namespace perftriage::schema {
 namespace {
 
@@ -20,8 +22,9 @@ std::optional<WalIndexProbe> WalIndexProbe::open(Database& db) {
   const auto row = mode->step();
   if (!row || !*row || mode->text(0) != "wal") return std::nullopt;
   sqlite3_file* file = nullptr;
-  if (sqlite3_file_control(db.handle(), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || file == nullptr ||
-      file->pMethods == nullptr || file->pMethods->iVersion < 2 || file->pMethods->xShmMap == nullptr) {
+  if (sqlite3_file_control(sqlite_handle(db), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr || file->pMethods->iVersion < 2 ||
+      file->pMethods->xShmMap == nullptr) {
     return std::nullopt;
   }
   // Region 0 as SQLite mapped it for this connection (bExtend 0: nothing is created or grown).

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 
 namespace perftriage::schema {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/wal_index.hpp"
 #include "schema/store.hpp"
 #include "server/app/observability.hpp"

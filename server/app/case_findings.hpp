@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::server {

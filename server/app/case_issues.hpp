@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/triage_store.hpp"
 
 namespace perftriage::server {

@@ -25,7 +25,7 @@
 
 #include "common/result.hpp"
 #include "schema/retention_store.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "server/app/settings.hpp"
 
 namespace perftriage::server {

@@ -21,7 +21,7 @@
 
 #include "common/result.hpp"
 #include "common/utf8.hpp"  // cut_utf8: the caps on what a sync stores
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/tracker_store.hpp"
 #include "server/bot/github_client.hpp"
 #include "server/bot/outbox_worker.hpp"

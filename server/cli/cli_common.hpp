@@ -12,7 +12,7 @@
 
 #include "analyzers/compare/case_compare.hpp"
 #include "common/result.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 #include "server/app/tables.hpp"
 

@@ -12,7 +12,7 @@
 #include "common/heap_tuning.hpp"
 #include "common/periodic_task.hpp"
 #include "schema/backup.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/config.hpp"
 #include "server/app/retention.hpp"

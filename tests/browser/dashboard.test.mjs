@@ -401,6 +401,17 @@ async function main() {
     }
   });
 
+  // --- Case: the open tracker issue that lists the case (the seed issue names its 11 cases) ---
+  step = 'case linked issues';
+  await go('#/case?platform=BMG&suite=huggingface&model=ElectraForQuestionAnswering&dtype=bfloat16&mode=inference');
+  await check('the Electra case lists the seed issue #3761, as the API does', async () => {
+    const answer = await (await fetch(`${base}/api/v1/explain/BMG/huggingface/bfloat16/inference/ElectraForQuestionAnswering`)).json();
+    assert.ok(answer.issues.some((i) => i.number === 3761), `the API links #3761: ${JSON.stringify(answer.issues)}`);
+    const shown = await page.$$eval('tr.linked-issue', (trs) => trs.map((tr) => ({ ref: tr.querySelector('a').textContent, href: tr.querySelector('a').getAttribute('href') })));
+    assert.deepEqual(shown, answer.issues.map((i) => ({ ref: i.ref, href: i.url })));
+    assert.ok(shown.some((i) => i.ref === 'intel/torch-xpu-ops#3761'), 'a .linked-issue row for #3761');
+  });
+
   // --- Backlog: open and fixed ---
   step = 'backlog';
   await go('#/backlog?platform=BMG');

@@ -7,7 +7,7 @@
 #include "schema/backlog_store.hpp"
 #include "schema/migrate.hpp"
 #include "schema/migrations_embedded.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 #include "tests/support/files.hpp"
 

@@ -16,7 +16,7 @@
 #include "schema/migrate.hpp"
 #include "schema/migrations_embedded.hpp"
 #include "schema/run_delete.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 #include "schema/wal_index.hpp"
 #include "tests/support/files.hpp"

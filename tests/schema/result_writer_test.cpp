@@ -190,7 +190,7 @@ TEST_F(ResultWriterTest, AFileOfSeveralBatchesIsStoredWhole) {
   const auto run = store("big", rows);
   auto st = Statement::prepare(db(),
                                "SELECT count(*), count(DISTINCT case_id), sum(line), min(speedup), max(speedup) "
-                               "FROM result_rows WHERE run_id = ?1");
+                               "FROM result_rows WHERE run_id = $1");
   ASSERT_TRUE(st);
   st->bind(1, run);
   ASSERT_TRUE(*st->step());

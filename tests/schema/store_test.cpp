@@ -173,7 +173,7 @@ TEST_F(StoreTest, SupersedeReplacesRowsAndKeepsOneLiveFile) {
   auto new_id_result = replace_file(store_->db(), r, old_id, replacement);
   ASSERT_TRUE(new_id_result) << new_id_result.error().message;
   const auto new_id = *new_id_result;
-  auto audit = Statement::prepare(store_->db(), "SELECT superseded_by FROM result_files WHERE id = ?1");
+  auto audit = Statement::prepare(store_->db(), "SELECT superseded_by FROM result_files WHERE id = $1");
   ASSERT_TRUE(audit);
   audit->bind(1, old_id);
   ASSERT_TRUE(*audit->step());
@@ -214,7 +214,7 @@ TEST_F(StoreTest, RawBytesStoredAsZlibBeforeStillReadBack) {
   std::string bytes;
   for (int i = 0; i < 500; ++i) bytes += "xpu,Old" + std::to_string(i) + ",4,0.9,2.5\n";
   const auto f = file(r, "old.csv", kPerf, bytes);
-  auto st = Statement::prepare(store_->db(), "UPDATE file_blobs SET raw_deflate = ?2 WHERE file_id = ?1");
+  auto st = Statement::prepare(store_->db(), "UPDATE file_blobs SET raw_deflate = $2 WHERE file_id = $1");
   ASSERT_TRUE(st);
   const std::string zlib = deflate_bytes(bytes);
   ASSERT_EQ(static_cast<unsigned char>(zlib[0]), 0x78);  // a zlib header, no zstd magic

@@ -56,8 +56,8 @@ void make_v9_database(const std::string& path, const std::string& raw) {
   ASSERT_TRUE(db->exec("PRAGMA user_version = 9"));
   auto file = Statement::prepare(*db,
                                  "INSERT INTO result_files(id, run_id, path, format, suite, dtype, mode, kind, sha256,"
-                                 " size, raw_deflate, uploaded_at) VALUES(?1, ?2, ?3, ?4, 'huggingface', 'bfloat16',"
-                                 " 'inference', ?4, 'x', ?5, ?6, '2026-01-01T00:00:00Z')");
+                                 " size, raw_deflate, uploaded_at) VALUES($1, $2, $3, $4, 'huggingface', 'bfloat16',"
+                                 " 'inference', $4, 'x', $5, $6, '2026-01-01T00:00:00Z')");
   ASSERT_TRUE(file);
   ASSERT_TRUE(
       db->exec("INSERT INTO runs(id, key, platform, created_at) VALUES(1, 'r1', 'A100', '2026-01-01T00:00:00Z'),"
@@ -219,7 +219,8 @@ TEST_F(StoreV2Store, StoredSummariesEqualTheCountsFromTheRows) {
   upload("r2", "A100", "2026-01-02T00:00:00Z", {row("Bert", 0.6), row("T5", 1.4)}, {});
   EXPECT_EQ(count(db(), "SELECT count(*) FROM cases"), cases);
   // Deleting a run takes its rows, summaries and blobs with it.
-  ASSERT_TRUE(delete_run(db(), "r1", "test"));
+  const auto deleted = delete_run(db(), "r1", "test");
+  ASSERT_TRUE(deleted) << deleted.error().message;
   EXPECT_EQ(count(db(), "SELECT count(*) FROM result_rows WHERE run_id = " + std::to_string(run)), 0);
   EXPECT_EQ(count(db(), "SELECT count(*) FROM run_groups WHERE run_id = " + std::to_string(run)), 0);
   EXPECT_EQ(count(db(), "SELECT count(*) FROM file_blobs"), 1);

@@ -15,7 +15,7 @@
 #include "analyzers/compare/backlog.hpp"
 #include "schema/backlog_store.hpp"
 #include "schema/history_store.hpp"
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::testing {
@@ -58,7 +58,7 @@ inline void expect_same_backlog(schema::Store& store, const std::string& platfor
   auto maintained = schema::read_backlog(store.db(), platform);
   ASSERT_TRUE(maintained) << maintained.error().message;
   // read_backlog joins the run keys: a row naming a deleted run would vanish from it, so count the table too.
-  auto count = schema::Statement::prepare(store.db(), "SELECT count(*) FROM backlog WHERE platform = ?1");
+  auto count = schema::Statement::prepare(store.db(), "SELECT count(*) FROM backlog WHERE platform = $1");
   ASSERT_TRUE(count) << count.error().message;
   count->bind(1, platform);
   const auto rows = schema::scalar(*count);

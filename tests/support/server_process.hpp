@@ -3,19 +3,12 @@
 // Writes need an API token (docs/auth.md): ServerProcess creates an admin token in the database it is given
 // (`perftriage token create --db DB --scope admin --json`) before it starts the server, and http_request() sends it
 // to that server's port by default. Send no token with the header {"Authorization", ""} (an empty value is not sent),
-// or another one with {"Authorization", "Bearer " + token}; create_token() makes more.
+// or another one with {"Authorization", "Bearer " + token}; create_token() makes more. The HTTP client is compiled
+// once (server_process.cpp, the e2e support library), so that no test file instantiates Beast.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-
-#include <chrono>
-#include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
@@ -37,64 +30,13 @@ inline std::map<unsigned short, std::string>& server_tokens() {
 }
 
 // Runs `binary token create --db DB --name NAME --scope SCOPES [--expires E] --json` and returns the token.
-inline std::string create_token(const std::string& binary, const std::string& db, const std::string& name,
-                                const std::string& scopes, const std::string& expires = {}) {
-  std::string cmd = "'" + binary + "' token create --db '" + db + "' --name '" + name + "' --scope '" + scopes + "'";
-  if (!expires.empty()) cmd += " --expires '" + expires + "'";
-  cmd += " --json";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) throw std::runtime_error("cannot run " + cmd);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  if (pclose(p) != 0) throw std::runtime_error("failed: " + cmd + ": " + out);
-  const std::string key = "\"token\":\"";
-  const auto at = out.find(key);
-  const auto end = at == std::string::npos ? at : out.find('"', at + key.size());
-  if (end == std::string::npos) throw std::runtime_error("no token in: " + out);
-  return out.substr(at + key.size(), end - at - key.size());
-}
+std::string create_token(const std::string& binary, const std::string& db, const std::string& name,
+                         const std::string& scopes, const std::string& expires = {});
 
 // One request on a fresh connection; `headers` are sent as given, plus `Authorization: Bearer <the server's admin
 // token>` unless `headers` name Authorization themselves (an empty value: no Authorization header at all).
-inline HttpReply http_request(unsigned short port, const std::string& method, const std::string& target,
-                              const std::map<std::string, std::string>& headers, const std::string& body = {}) {
-  namespace beast = boost::beast;
-  namespace http = beast::http;
-  boost::asio::io_context ioc;
-  boost::asio::ip::tcp::resolver resolver(ioc);
-  beast::tcp_stream stream(ioc);
-  stream.expires_after(std::chrono::seconds(30));
-  stream.connect(resolver.resolve("127.0.0.1", std::to_string(port)));
-  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
-  req.set(http::field::host, "127.0.0.1");
-  bool authorization = false;
-  for (const auto& [name, value] : headers) {
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (lower == "authorization") {
-      authorization = true;
-      if (value.empty()) continue;
-    }
-    req.set(name, value);
-  }
-  if (!authorization) {
-    if (auto it = server_tokens().find(port); it != server_tokens().end()) {
-      req.set(http::field::authorization, "Bearer " + it->second);
-    }
-  }
-  req.body() = body;
-  req.prepare_payload();
-  http::write(stream, req);
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(1ull << 30);
-  http::read(stream, buffer, parser);
-  auto res = parser.release();
-  beast::error_code ec;
-  stream.socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
-  return {static_cast<unsigned>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
-}
+HttpReply http_request(unsigned short port, const std::string& method, const std::string& target,
+                       const std::map<std::string, std::string>& headers, const std::string& body = {});
 
 inline HttpReply http_call(unsigned short port, const std::string& method, const std::string& target,
                            const std::string& content_type = {}, const std::string& body = {}) {

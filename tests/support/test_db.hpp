@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "schema/sqlite.hpp"
+#include "schema/database.hpp"
 #include "schema/store.hpp"
 
 namespace perftriage::testing_support {

@@ -680,9 +680,8 @@ TEST(BackupRestore, RefusesATargetAnotherProcessHasOpen) {
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {  // another process with the database open, like a running server
-    sqlite3* raw = nullptr;
-    sqlite3_open(db.c_str(), &raw);
-    sqlite3_exec(raw, "SELECT count(*) FROM runs", nullptr, nullptr, nullptr);
+    auto other = schema::Database::open(db);
+    if (other) (void)other->exec("SELECT count(*) FROM runs");
     char c = 1;
     (void)!::write(ready[1], &c, 1);
     (void)!::read(release[0], &c, 1);

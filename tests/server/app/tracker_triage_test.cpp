@@ -78,7 +78,7 @@ class TrackerTriage : public ::testing::Test {
 
 TEST_F(TrackerTriage, AnOpenIssueAcknowledgesTheCasesItNames) {
   EXPECT_EQ(triage("ElectraForQuestionAnswering").state, "new");
-  label(3761, "BMG");
+  label(3761, "hw: BMG");
   const auto t = triage("ElectraForQuestionAnswering");
   EXPECT_EQ(t.state, "acknowledged");
   EXPECT_EQ(t.issue, "intel/torch-xpu-ops#3761");
@@ -96,7 +96,7 @@ TEST_F(TrackerTriage, AnOpenIssueAcknowledgesTheCasesItNames) {
 }
 
 TEST_F(TrackerTriage, AnIssueAboutOtherHardwareDoesNot) {
-  label(3761, "PVC");
+  label(3761, "hw: PVC");
   EXPECT_EQ(triage("ElectraForQuestionAnswering").state, "new");
 }
 
@@ -111,11 +111,11 @@ TEST_F(TrackerTriage, ClosingTheIssueReturnsTheBacklogState) {
 }
 
 TEST_F(TrackerTriage, APersonWinsAndIsNeverOverwritten) {
-  label(3761, "BMG");
+  label(3761, "hw: BMG");
   auto wont = decide("wontfix", "", "a known limitation");
   ASSERT_TRUE(wont) << wont.error().message;
   EXPECT_EQ(wont->state, "wontfix");
-  label(3761, "BMG");  // relabeled: still the person's
+  label(3761, "hw: BMG");  // relabeled: still the person's
   EXPECT_EQ(triage("ElectraForQuestionAnswering").state, "wontfix");
   // Back to "new" by a person: new it stays, the open issue notwithstanding.
   ASSERT_TRUE(decide("new"));
@@ -130,7 +130,7 @@ TEST_F(TrackerTriage, APersonWinsAndIsNeverOverwritten) {
 }
 
 TEST_F(TrackerTriage, ExplainListsTheOpenIssues) {
-  label(3761, "BMG");
+  label(3761, "hw: BMG");
   const schema::TriageKey key{"bmg", "huggingface", "bfloat16", "inference", "ElectraForQuestionAnswering", ""};
   auto issues = server::case_issues_json(store_->db(), key);
   ASSERT_TRUE(issues) << issues.error().message;
