@@ -23,7 +23,7 @@ constexpr std::string_view kRetryDelivery =
     "UPDATE webhook_deliveries SET attempts = attempts + 1, payload = COALESCE(payload, $2), lease_until = $3 "
     "WHERE delivery_id = $1";
 constexpr std::string_view kFinishDelivery =
-    "UPDATE webhook_deliveries SET state = 'done', payload = NULL, last_error = '' "
+    "UPDATE webhook_deliveries SET state = 'done', payload = NULL, last_error = $2 "
     "WHERE delivery_id = $1 AND state = 'processing'";
 constexpr std::string_view kDeliveryError =
     "UPDATE webhook_deliveries SET last_error = $2, lease_until = 0 WHERE delivery_id = $1";
@@ -201,10 +201,15 @@ std::string_view to_string(DeliveryClaim claim) {
 }
 
 json to_json(const DeliveryRow& row) {
-  return {{"delivery_id", row.delivery_id}, {"event", row.event},
-          {"action", row.action},           {"state", row.state},
-          {"attempts", row.attempts},       {"last_error", row.last_error},
-          {"received_at", row.received_at}, {"payload_bytes", row.payload.size()}};
+  json out = {{"delivery_id", row.delivery_id}, {"event", row.event},
+              {"action", row.action},           {"state", row.state},
+              {"attempts", row.attempts},       {"last_error", row.last_error},
+              {"received_at", row.received_at}, {"payload_bytes", row.payload.size()}};
+  if (row.state == "done") {  // a finished delivery keeps no error, only why it was ignored, if it was
+    out["reason"] = row.last_error;
+    out["last_error"] = "";
+  }
+  return out;
 }
 
 Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id, std::string_view event,
@@ -239,9 +244,9 @@ Result<void> release_delivery_leases(Database& db) {
   return st.run();
 }
 
-Result<bool> finish_delivery(Database& db, std::string_view delivery_id) {
+Result<bool> finish_delivery(Database& db, std::string_view delivery_id, std::string_view reason) {
   PT_ASSIGN(auto st, Statement::prepare(db, kFinishDelivery));
-  st.bind(1, delivery_id);
+  st.bind(1, delivery_id).bind(2, std::string(reason));  // a std::string: "" stays text, never NULL
   PT_TRY(st.run());
   return db.changes() == 1;
 }

@@ -94,8 +94,9 @@ Result<DeliveryClaim> claim_delivery(Database& db, std::string_view delivery_id,
 // Clears every processing delivery's lease: a server that is the only process working the database (SQLite) takes
 // over what its killed predecessor left.
 Result<void> release_delivery_leases(Database& db);
-// 'processing' -> 'done', payload dropped. False when it was not 'processing' (another request finished it).
-Result<bool> finish_delivery(Database& db, std::string_view delivery_id);
+// 'processing' -> 'done', payload dropped; `reason` says why nothing was done ("" when it was handled). False when it
+// was not 'processing' (another request finished it).
+Result<bool> finish_delivery(Database& db, std::string_view delivery_id, std::string_view reason = {});
 // Writes the failed attempt's error beside the delivery and clears its lease (the next redelivery retries).
 Result<void> note_delivery_error(Database& db, std::string_view delivery_id, std::string_view error);
 Result<void> quarantine_delivery(Database& db, std::string_view delivery_id, std::string_view reason);

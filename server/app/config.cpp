@@ -717,6 +717,71 @@ void apply_tracking(const toml::node& node, Settings& settings, const std::funct
   }
 }
 
+// One key of a [[github.repos]] table into `r`; the reason it is wrong, or "".
+std::string apply_repo_key(std::string_view k, const toml::node& value, RepoSettings& r) {
+  if (k == "label" || k == "comment" || k == "tracking") {
+    const auto* v = value.as_boolean();
+    if (!v) return "must be true or false";
+    (k == "label" ? r.label : k == "comment" ? r.comment : r.tracking) = v->get();
+    return "";
+  }
+  const auto* v = value.as_string();
+  const std::string text = v ? v->get() : std::string();
+  if (text.empty()) return "must be a non-empty string";
+  if (k == "repo" && (std::count(text.begin(), text.end(), '/') != 1 || text.front() == '/' || text.back() == '/'))
+    return "must be \"owner/name\"";
+  if (k == "taxonomy" && !analyzers::labeler::load_taxonomy(text)) return "names no taxonomy (torch-xpu-ops, pytorch)";
+  if (k == "label_layers" && !analyzers::labeler::layers_from_name(text))
+    return "must be " + analyzers::labeler::layers_names_text();
+  (k == "repo" ? r.repo : k == "taxonomy" ? r.taxonomy : r.label_layers) = text;
+  return "";
+}
+
+// [[github.repos]]: the repositories the bot acts in, each once; every mistake is reported with its place.
+void apply_github_repos(const toml::node& node, Settings& settings,
+                        const std::function<void(Where, std::string)>& error) {
+  const auto* array = node.as_array();
+  if (!array || !array->is_array_of_tables()) {
+    error(where(node.source()), "[github] repos are [[github.repos]] tables, one per repository");
+    return;
+  }
+  for (const auto& element : *array) {
+    const auto& t = *element.as_table();
+    RepoSettings r;
+    bool ok = true;
+    for (const auto& [key, value] : t) {
+      static constexpr std::string_view kKeys[] = {"repo", "taxonomy", "label_layers", "label", "comment", "tracking"};
+      if (std::find(std::begin(kKeys), std::end(kKeys), key.str()) == std::end(kKeys)) {
+        error(where(key.source()), "unknown key '" + std::string(key.str()) +
+                                       "' in [[github.repos]]; the keys are repo, taxonomy, label_layers, label, "
+                                       "comment, tracking");
+        ok = false;
+      } else if (auto why = apply_repo_key(key.str(), value, r); !why.empty()) {
+        error(where(value.source()), "[[github.repos]] " + std::string(key.str()) + " " + why);
+        ok = false;
+      }
+    }
+    const bool listed = std::any_of(settings.github.repos.begin(), settings.github.repos.end(),
+                                    [&](const RepoSettings& o) { return lower(o.repo) == lower(r.repo); });
+    if (r.repo.empty() || listed) {
+      error(where(t.source()),
+            r.repo.empty() ? "[[github.repos]] needs repo" : "[[github.repos]] lists " + r.repo + " twice");
+      ok = false;
+    }
+    if (ok) settings.github.repos.push_back(std::move(r));
+  }
+}
+
+// A [[tracking]] policy for a repository [[github.repos]] leaves out would never run: said when the file loads.
+void check_tracking_repos(const Settings& settings, const std::function<void(Where, std::string)>& error) {
+  if (settings.github.repos.empty()) return;
+  for (const auto& p : settings.tracking) {
+    const bool listed = std::any_of(settings.github.repos.begin(), settings.github.repos.end(),
+                                    [&](const RepoSettings& r) { return lower(r.repo) == lower(p.repo); });
+    if (!listed) error(Where{}, "[[tracking]] repo " + p.repo + " is not in [[github.repos]]: add it there");
+  }
+}
+
 ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Settings& settings, Sources* sources) {
   ConfigErrors errors;
   const std::string file(file_name);
@@ -758,6 +823,10 @@ ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Se
       continue;
     }
     for (const auto& [key, node] : *section_table) {
+      if (section == "github" && key.str() == "repos") {
+        apply_github_repos(node, settings, error);
+        continue;
+      }
       const Option* o = find_option(section, key.str());
       if (!o) {
         error(where(key.source()), "unknown key '" + std::string(key.str()) + "' in [" + std::string(section) + "]" +
@@ -780,6 +849,7 @@ ConfigErrors apply_toml(std::string_view text_in, std::string_view file_name, Se
       set_source(sources, *o, file + ":" + std::to_string(at.line));
     }
   }
+  check_tracking_repos(settings, error);
   // toml++ iterates a table in key order; a person reads the file top to bottom.
   std::stable_sort(errors.begin(), errors.end(), [](const ConfigError& a, const ConfigError& b) {
     return std::pair(a.line, a.column) < std::pair(b.line, b.column);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analyzers/labeler/model.hpp"
+#include "common/strings.hpp"
 #include "schema/artifact_store.hpp"
 #include "schema/history_store.hpp"
 
@@ -126,6 +127,18 @@ Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings&
 
 lb::Layers bot_layers(const GitHubSettings& gh) {
   return lb::layers_from_name(gh.label_layers).value_or(lb::Layers::both);
+}
+
+std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo) {
+  RepoSettings out{std::string(repo), gh.taxonomy, gh.label_layers};
+  if (gh.repos.empty()) return out;
+  const auto listed = std::find_if(gh.repos.begin(), gh.repos.end(),
+                                   [&](const RepoSettings& r) { return lower(r.repo) == lower(repo); });
+  if (listed == gh.repos.end()) return std::nullopt;
+  out = *listed;
+  if (out.taxonomy.empty()) out.taxonomy = gh.taxonomy;
+  if (out.label_layers.empty()) out.label_layers = gh.label_layers;
+  return out;
 }
 
 }  // namespace perftriage::server

@@ -3,7 +3,9 @@
 // in the latest run of the platform that has it; the evidence is the stored speedup (the text as written in
 // the CSV is cited), the latency ratios against the previous run of that platform, and the trace classifiers' verdicts
 // on the case's artifacts in that run.
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "analyzers/labeler/labeler.hpp"
 #include "schema/store.hpp"
@@ -15,6 +17,11 @@ namespace perftriage::server {
 Result<analyzers::labeler::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings& gh);
 // The layers [github] label_layers names (checked when the config loads; both when it names none).
 analyzers::labeler::Layers bot_layers(const GitHubSettings& gh);
+
+// What the bot may do in `repo`, with [github]'s taxonomy and layers filled in where the repository's table leaves
+// them out; nullopt when [[github.repos]] lists other repositories but not this one (the bot does nothing there).
+// With no list every repository is served with [github]'s settings.
+std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo);
 
 // `platform` "" = any platform, else any spelling of it. The lookup borrows `store`: use it while the store lives.
 analyzers::labeler::EvidenceLookup make_evidence_lookup(schema::Store& store, std::string platform);

@@ -9,6 +9,17 @@
 
 namespace perftriage::server {
 
+// One [[github.repos]] table: a repository the bot acts in, with its own taxonomy and what it may do there
+// (docs/github.md). Empty strings take [github]'s value.
+struct RepoSettings {
+  std::string repo;          // "intel/torch-xpu-ops"; compared without regard to case
+  std::string taxonomy;      // "" = [github] taxonomy
+  std::string label_layers;  // "" = [github] label_layers
+  bool label = true;         // apply labels
+  bool comment = true;       // keep the one bot comment
+  bool tracking = true;      // keep the [[tracking]] issues of this repository
+};
+
 struct GitHubSettings {
   std::string api_base = "https://api.github.com";  // GitHub Enterprise Server: https://HOST/api/v3
   std::string token;                                // empty = dry run: compute and record, send nothing
@@ -32,6 +43,9 @@ struct GitHubSettings {
   // On PostgreSQL, how long a replica's claim on an outbox action lasts before another replica may send it
   // (server/bot/outbox_worker.hpp); SQLite has one writer process and no lease.
   long claim_lease_ms = 5 * 60 * 1000;
+  // [[github.repos]]: none = every repository a signed delivery comes from, with the settings above; any = those
+  // only, a delivery from another one is answered and ignored.
+  std::vector<RepoSettings> repos;
 };
 
 // Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables

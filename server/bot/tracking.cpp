@@ -473,6 +473,8 @@ Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {
     PT_ASSIGN(const auto targets, targets_of(db, policies, d, now_ms, settled));
     std::vector<Plan> plans;
     for (const auto& t : targets) {
+      const auto repo = repo_settings(app.settings().github, t.policy->repo);
+      if (!repo || !repo->tracking) continue;  // [[github.repos]] does not let the bot keep issues there
       PT_ASSIGN(auto plan, evaluate(app, *store, *t.policy, t.platform, t.release, t.kind));
       ++pass.evaluated;
       if (plan) plans.push_back(std::move(*plan));

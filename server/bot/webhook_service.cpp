@@ -45,13 +45,37 @@ Result<Parsed> parse(std::string_view event_name, std::string_view body, const G
   return Parsed{std::move(event), what};
 }
 
+// The actions the repository's settings allow: labels and the comment can each be turned off.
+std::vector<schema::NewAction> allowed(std::vector<schema::NewAction> actions, const RepoSettings& repo) {
+  std::erase_if(actions, [&](const schema::NewAction& a) {
+    const bool labels = a.kind == schema::OutboxKind::add_labels || a.kind == schema::OutboxKind::create_label;
+    return (labels && !repo.label) || (a.kind == schema::OutboxKind::upsert_comment && !repo.comment);
+  });
+  return actions;
+}
+
+// Finishes a delivery the bot does nothing with, saying why.
+Result<WebhookAnswer> ignore(schema::Store& store, std::string_view delivery, std::string_view event_name,
+                             const webhook::Event& event, const std::string& reason) {
+  PT_ASSIGN(auto tx, schema::Transaction::begin(store.db()));
+  PT_ASSIGN(const bool finished, schema::finish_delivery(store.db(), delivery, reason));
+  if (!finished) return WebhookAnswer{200, {{"status", "duplicate"}, {"delivery", delivery}}};
+  PT_TRY(tx.commit());
+  return WebhookAnswer{200,
+                       {{"status", "ignored"}, {"event", event_name}, {"action", event.action}, {"reason", reason}}};
+}
+
 // The second transaction: what the event means, written with the delivery's 'done' mark.
 Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
                               std::string_view event_name, const Parsed& parsed) {
   const auto& event = parsed.event;
+  const auto repo = repo_settings(gh, event.repo);
+  if (!repo && parsed.what != Disposition::ping) {
+    return ignore(store, delivery, event_name, event, "repository " + event.repo + " is not in [[github.repos]]");
+  }
   std::optional<lb::Taxonomy> taxonomy;
   if (parsed.what == Disposition::label) {
-    PT_ASSIGN(taxonomy, bot_taxonomy(gh.taxonomy, gh));
+    PT_ASSIGN(taxonomy, bot_taxonomy(repo->taxonomy, gh));
   }
   auto& db = store.db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
@@ -80,10 +104,10 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       PT_ASSIGN(const auto suppressed, schema::suppressed_labels(db, event.repo, event.number));
       const auto input = webhook::to_issue_input(event);
       lb::LabelSettings settings;
-      settings.layers = bot_layers(gh);
+      settings.layers = lb::layers_from_name(repo->label_layers).value_or(lb::Layers::both);
       PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, settings));
-      auto actions =
-          webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result));
+      auto actions = allowed(
+          webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result)), *repo);
       const bool dry_run = gh.token.empty();
       const auto now = unix_ms();
       for (const auto& a : actions) {

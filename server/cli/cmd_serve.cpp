@@ -120,6 +120,14 @@ Result<int> run_server(const server::Settings& settings, Io io) {
   if (settings.github.webhook_secret.empty()) {
     io.out << "perftriage: GitHub bot: no webhook secret: POST /webhooks/github answers 401" << std::endl;
   }
+  if (settings.github.repos.empty()) {
+    io.out << "perftriage: GitHub bot: every repository, taxonomy " << settings.github.taxonomy << std::endl;
+  }
+  for (const auto& r : settings.github.repos) {
+    io.out << "perftriage: GitHub bot: " << r.repo << ", taxonomy "
+           << (r.taxonomy.empty() ? settings.github.taxonomy : r.taxonomy) << (r.label ? "" : ", no labels")
+           << (r.comment ? "" : ", no comment") << (r.tracking ? "" : ", no tracking issues") << std::endl;
+  }
   // Retention ([retention], server/app/retention.hpp): a pass every interval_s when a rule is on; stopped (and
   // joined) when this function returns, after the I/O loop.
   server::RetentionTask retention(app, settings.retention, [err = &io.err](const std::string& line) {

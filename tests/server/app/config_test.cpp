@@ -145,6 +145,71 @@ TEST(ConfigToml, LabelLayersMustBeALayerName) {
   EXPECT_EQ(s.github.label_layers, "gated");  // the bad value is not applied
 }
 
+TEST(ConfigToml, GithubReposAreReadInOrderWithGithubKeysAsDefaults) {
+  Settings s;
+  const auto errors = apply_toml(R"([github]
+taxonomy = "torch-xpu-ops"
+
+[[github.repos]]
+repo = "intel/torch-xpu-ops"
+
+[[github.repos]]
+repo = "pytorch/pytorch"
+taxonomy = "pytorch"
+label_layers = "gated"
+comment = false
+tracking = false
+)",
+                                 "t.toml", s);
+  EXPECT_TRUE(errors.empty()) << all(errors);
+  ASSERT_EQ(s.github.repos.size(), 2u);
+  EXPECT_EQ(s.github.repos[0].repo, "intel/torch-xpu-ops");
+  EXPECT_EQ(s.github.repos[0].taxonomy, "");  // [github] taxonomy, filled in when used
+  EXPECT_TRUE(s.github.repos[0].label && s.github.repos[0].comment && s.github.repos[0].tracking);
+  EXPECT_EQ(s.github.repos[1].taxonomy, "pytorch");
+  EXPECT_EQ(s.github.repos[1].label_layers, "gated");
+  EXPECT_FALSE(s.github.repos[1].comment);
+  EXPECT_FALSE(s.github.repos[1].tracking);
+}
+
+TEST(ConfigToml, GithubReposNameEachMistakeWithItsLine) {
+  Settings s;
+  const auto errors = apply_toml(R"([[github.repos]]
+repo = "torch-xpu-ops"
+taxonomy = "/etc/passwd"
+label_layers = "all"
+comment = "no"
+colour = "red"
+
+[[github.repos]]
+taxonomy = "pytorch"
+
+[[github.repos]]
+repo = "o/r"
+
+[[github.repos]]
+repo = "O/R"
+
+[[tracking]]
+repo = "other/tracker"
+platforms = ["BMG"]
+)",
+                                 "t.toml", s);
+  const std::string text = all(errors);
+  for (const char* expected :
+       {"t.toml:2:8: [[github.repos]] repo must be \"owner/name\"",
+        "t.toml:3:12: [[github.repos]] taxonomy names no taxonomy",
+        "t.toml:4:16: [[github.repos]] label_layers must be",
+        "t.toml:5:11: [[github.repos]] comment must be true or false",
+        "t.toml:6:1: unknown key 'colour' in [[github.repos]]", "[[github.repos]] needs repo",
+        "[[github.repos]] lists O/R twice", "[[tracking]] repo other/tracker is not in [[github.repos]]"}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+  ASSERT_EQ(s.github.repos.size(), 1u);  // only the table without a mistake
+  EXPECT_EQ(s.github.repos[0].repo, "o/r");
+  EXPECT_FALSE(apply_toml("[github]\nrepos = 3\n", "t.toml", s).empty());
+}
+
 TEST(ConfigToml, TrackingPoliciesNameEachMistakeWithItsLine) {
   Settings s;
   const auto errors = apply_toml(R"([[tracking]]
