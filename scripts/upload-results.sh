@@ -5,18 +5,25 @@
 #
 #   scripts/upload-results.sh --url https://perftriage.example.com --run bmg-nightly-20260901 --platform BMG \
 #       --torch-version 2.15.0.dev20260901+xpu [--device xpu] [--commit SHA] [--tags nightly,ci] \
-#       [--created-at 2026-09-01T03:00:00Z] [--replace] [--retries 5] [--token-file FILE] DIR
+#       [--created-at 2026-09-01T03:00:00Z] [--replace] [--retries 5] [--token-file FILE]
+#       [--fail-on regression [--baseline previous|KEY|TAG]] DIR
 #
 # The token comes from --token-file or PERFTRIAGE_TOKEN (never from the command line: it would show in `ps`);
 # the URL from --url or PERFTRIAGE_URL. Transient failures (connection refused, timeouts, 408/429/500/502/503/504)
 # are retried with curl's backoff, honouring Retry-After; a retry is safe: a file stored already is a duplicate.
 #
-# Exit status: 0 stored (201) or every file already stored (200); 1 refused by the server (4xx other than the
-# retried ones; the server's message is printed); 2 bad usage; 3 the server could not be reached or kept failing.
+# --fail-on regression: once stored, the run is compared with --baseline (default `previous`: the platform's run
+# before it; a run key or a tag also works) and the comparison's report is printed; any case judged a regression
+# (docs/verdicts.md) makes the exit status 4. For CI systems without GitHub checks; with read_access = "token" the
+# token needs the read scope too.
+#
+# Exit status: 0 stored (201) or every file already stored (200), and with --fail-on no regression; 1 refused by the
+# server (4xx other than the retried ones; the server's message is printed); 2 bad usage; 3 the server could not be
+# reached or kept failing; 4 stored, and --fail-on regression found one.
 set -euo pipefail
 
 usage() {
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -25,6 +32,9 @@ token_file=""
 retries=5
 dir=""
 query=()
+run_key=""
+fail_on=""
+baseline="previous"
 
 # Percent-encodes one query value (curl's --url-query needs curl 7.87; CI images may be older).
 urlencode() {
@@ -46,7 +56,7 @@ while (($#)); do
   case "$1" in
     --url) url="${2:?--url takes a value}"; shift 2 ;;
     --token-file) token_file="${2:?--token-file takes a value}"; shift 2 ;;
-    --run) add run "${2:?--run takes a value}"; shift 2 ;;
+    --run) run_key="${2:?--run takes a value}"; add run "$run_key"; shift 2 ;;
     --platform) add platform "${2:?--platform takes a value}"; shift 2 ;;
     --torch-version) add torch_version "${2:?--torch-version takes a value}"; shift 2 ;;
     --device) add device "${2:?--device takes a value}"; shift 2 ;;
@@ -55,6 +65,8 @@ while (($#)); do
     --created-at) add created_at "${2:?--created-at takes a value}"; shift 2 ;;
     --replace) add replace true; shift ;;
     --retries) retries="${2:?--retries takes a number}"; shift 2 ;;
+    --fail-on) fail_on="${2:?--fail-on takes a value}"; shift 2 ;;
+    --baseline) baseline="${2:?--baseline takes a value}"; shift 2 ;;
     -h | --help) usage ;;
     -*) echo "upload-results: unknown option $1" >&2; usage ;;
     *) [ -z "$dir" ] || { echo "upload-results: one directory only" >&2; usage; }; dir="$1"; shift ;;
@@ -64,6 +76,10 @@ done
 [ -n "$url" ] || { echo "upload-results: --url (or PERFTRIAGE_URL) is required" >&2; exit 2; }
 [ -n "$dir" ] && [ -d "$dir" ] || { echo "upload-results: give the results directory" >&2; exit 2; }
 [[ "$retries" =~ ^[0-9]+$ ]] || { echo "upload-results: --retries takes a number" >&2; exit 2; }
+[ -z "$fail_on" ] || [ "$fail_on" = regression ] || {
+  echo "upload-results: --fail-on takes \"regression\"" >&2
+  exit 2
+}
 printf '%s\n' "${query[@]}" | grep -q '^run=' || { echo "upload-results: --run is required" >&2; exit 2; }
 printf '%s\n' "${query[@]}" | grep -q '^platform=' || { echo "upload-results: --platform is required" >&2; exit 2; }
 if [ -n "$token_file" ]; then
@@ -112,7 +128,41 @@ case "$code" in
   *) echo "upload-results: unexpected answer ($code)" >&2 ;;
 esac
 case "$code" in
-  200 | 201) exit 0 ;;
+  200 | 201) [ -n "$fail_on" ] || exit 0 ;;
   429 | 500 | 502 | 503 | 504) cat "$body" >&2; echo >&2; exit 3 ;;
   *) cat "$body" >&2; echo >&2; exit 1 ;;
 esac
+
+# --fail-on regression: the stored run against its baseline. The JSON is counted (a case's "verdict":"regression"),
+# the markdown report is what a person reads in the CI log.
+compare="${url%/}/api/v1/compare?base=$(urlencode "$baseline")&target=$(urlencode "$run_key")"
+fetch() {
+  curl --silent --show-error --output "$body" --write-out '%{http_code}' --retry "$retries" --retry-connrefused \
+    --connect-timeout 10 --max-time 600 -H @<(printf 'Authorization: Bearer %s\n' "$token") "$compare&format=$1"
+}
+set +e
+code=$(fetch json)
+set -e
+if [ "$code" = 404 ]; then  # the platform's first run, or a baseline not stored: nothing to judge against
+  echo "upload-results: no baseline '$baseline' to compare with:"
+  cat "$body"
+  echo
+  exit 0
+fi
+if [ "$code" != 200 ]; then
+  echo "upload-results: stored, but the comparison with '$baseline' failed ($code):" >&2
+  cat "$body" >&2
+  echo >&2
+  exit 3
+fi
+regressions=$( (grep -o '"verdict":"regression"' "$body" || true) | wc -l | tr -d ' ')
+set +e
+code=$(fetch md)
+set -e
+[ "$code" = 200 ] && cat "$body"
+if [ "$regressions" -gt 0 ]; then
+  echo "upload-results: $regressions regression(s) against '$baseline' (--fail-on regression): exit 4" >&2
+  exit 4
+fi
+echo "upload-results: no regression against '$baseline'"
+exit 0

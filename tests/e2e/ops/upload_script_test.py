@@ -6,9 +6,11 @@ Usage: upload_script_test.py PERFTRIAGE_BINARY SCRIPT FIXTURES_DIR
 Creates an upload-scoped token with `perftriage token create --db DB --name ci --scope upload --json` on a fresh
 database, starts `perftriage serve` on 127.0.0.1:0 and runs the script on the seed's results tree: the run appears
 with every CSV of the tree; the same upload again is a duplicate (200, exit 0); an unknown token is refused (401,
-exit 1) and so is `--replace` with an upload token (403, exit 1); a closed port is exit 3. Exits 77 (skipped) when
-curl or tar is absent. Prints one line per check; exits non-zero when any failed.
+exit 1) and so is `--replace` with an upload token (403, exit 1); a closed port is exit 3. With `--fail-on regression`
+a run like its previous one exits 0, and one where a model became slower than eager exits 4 with the report naming
+it. Exits 77 (skipped) when curl or tar is absent. Prints one line per check; exits non-zero when any failed.
 """
+import csv
 import json
 import os
 import shutil
@@ -34,17 +36,54 @@ checks = e2e.Checks("PASS  ")
 check = checks.check
 
 
-def script(url, *args, token=None, token_file=None):
+def script(url, *args, token=None, token_file=None, run=RUN, tree=TREE):
     env = clean_env()
     if token is not None:
         env["PERFTRIAGE_TOKEN"] = token
-    cmd = ["bash", SCRIPT, "--url", url, "--run", RUN, "--platform", "BMG", "--torch-version", "2.12.0+xpu",
+    cmd = ["bash", SCRIPT, "--url", url, "--run", run, "--platform", "BMG", "--torch-version", "2.12.0+xpu",
            "--device", "xpu", "--tags", "ci,nightly", "--retries", "2", *args]
     if token_file:
         cmd += ["--token-file", token_file]
-    cmd.append(TREE)
+    cmd.append(tree)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     return p.returncode, p.stdout + p.stderr
+
+
+def tree_with(name, model, scale_speedup, scale_latency):
+    """A copy of the seed tree where `model` in huggingface bfloat16 inference has its speedup and compiled latency
+    scaled (the eager latency, their product, stays)."""
+    tree = os.path.join(WORK, name)
+    shutil.copytree(TREE, tree)
+    path = os.path.join(tree, "huggingface", "bfloat16", "inference", "performance",
+                        "inductor-results-huggingface-bfloat16-inference-xpu-performance.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    for row in rows[1:]:
+        if row[header.index("name")] == model:
+            row[header.index("speedup")] = f"{float(row[header.index('speedup')]) * scale_speedup:.6f}"
+            row[header.index("abs_latency")] = f"{float(row[header.index('abs_latency')]) * scale_latency:.6f}"
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return tree
+
+
+def fail_on_regression(url, token):
+    same = tree_with("same", "AlbertForMaskedLM", 1.0001, 0.9999)  # other bytes, the same performance
+    code, out = script(url, "--fail-on", "regression", token=token, run="bmg-ci-script-2", tree=same)
+    check("--fail-on regression: a run like the previous one exits 0", code == 0 and "no regression" in out,
+          f"exit {code}: {out[-1500:]}")
+    slower = tree_with("slower", "AlbertForMaskedLM", 0.25, 4.0)  # speedup 2.44 -> 0.61: slower than eager now
+    code, out = script(url, "--fail-on", "regression", token=token, run="bmg-ci-script-3", tree=slower)
+    check("--fail-on regression: a model newly slower than eager exits 4", code == 4, f"exit {code}: {out[-1500:]}")
+    check("... with the report naming it and the count", "AlbertForMaskedLM" in out and "1 regression(s)" in out,
+          out[-3000:])
+    code, out = script(url, "--fail-on", "regression", "--baseline", "no-such-run", token=token,
+                       run="bmg-ci-script-3", tree=slower)
+    check("--fail-on against a baseline that is not stored says so and exits 0",
+          code == 0 and "no baseline 'no-such-run'" in out, f"exit {code}: {out[-1000:]}")
+    code, out = script(url, "--fail-on", "slowness", token=token)
+    check("--fail-on takes only regression (exit 2)", code == 2, f"exit {code}: {out[-500:]}")
 
 
 def main():
@@ -94,6 +133,7 @@ def main():
               f"exit {code}: {out[-1000:]}")
         code, out = script(url)
         check("no token is a usage error (exit 2)", code == 2, f"exit {code}: {out[-500:]}")
+        fail_on_regression(url, token)
     finally:
         server.stop()
 
