@@ -159,9 +159,7 @@ constexpr std::string_view kRebuildDone = "DELETE FROM maintenance WHERE task = 
 
 Result<void> update_backlog(Database& db, std::int64_t run_id, const std::vector<std::int64_t>& file_ids) {
   if (file_ids.empty()) return {};
-  std::string ids = "[";
-  for (auto id : file_ids) ids += (ids.size() > 1 ? "," : "") + std::to_string(id);
-  ids += "]";
+  const std::string ids = id_list(file_ids);
   PT_ASSIGN(auto run, Statement::prepare(db, kRunOrd));
   run.bind(1, run_id);
   PT_ASSIGN(const bool found, run.step());

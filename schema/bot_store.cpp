@@ -401,11 +401,8 @@ Result<std::int64_t> count_outbox(Database& db, OutboxState state) {
 Result<std::map<std::string, std::int64_t>> outbox_counts(Database& db) { return counts_by_state(db, kOutboxCounts); }
 
 Result<std::int64_t> outbox_to_dry_run(Database& db, std::string_view repo, const std::vector<std::int64_t>& numbers) {
-  std::string ids = "[";
-  for (auto n : numbers) ids += (ids.size() > 1 ? "," : "") + std::to_string(n);
-  ids += "]";
   PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kPendingToDryRun)));
-  st.bind(1, repo).bind(2, ids);
+  st.bind(1, repo).bind(2, id_list(numbers));
   PT_TRY(st.run());
   return static_cast<std::int64_t>(db.changes());
 }

@@ -88,6 +88,13 @@ inline std::string_view dialect_sql(const Database& db, const DialectSql& sql) {
 #define PT_DIALECT_SQL(M) \
   ::perftriage::schema::DialectSql { M(SQLITE), M(POSTGRES) }
 
+// The value bound to an ID_LIST parameter: the ids as one JSON array ("[3,7]").
+inline std::string id_list(const std::vector<std::int64_t>& ids) {
+  std::string out = "[";
+  for (const auto id : ids) out += (out.size() > 1 ? "," : "") + std::to_string(id);
+  return out + "]";
+}
+
 // A LIMIT's value: a negative count means no limit, as the store's callers use it; both engines take the largest
 // integer as none.
 inline std::int64_t sql_limit(std::int64_t n) noexcept { return n < 0 ? std::numeric_limits<std::int64_t>::max() : n; }

@@ -44,27 +44,24 @@ constexpr std::string_view kHistoryOrder = " ORDER BY c.dtype, c.mode, c.config,
       " result_rows x ON x.run_id = p.id AND x.case_id = s.case_id"
 constexpr DialectSql kBacklogRows = PT_DIALECT_SQL(PT_BACKLOG_ROWS);
 
-// The newest run (of the platform, when given) holding a live performance row of the case.
-#define PT_LATEST_CASE_ROW(D) \
+// A case's live performance row in a run: the one shape kLatestCaseRow and kPreviousCaseRow share, the runs filtered
+// by the condition `which_runs` and the newest of them taken.
+#define PT_CASE_ROW(D, which_runs)                                                                                 \
   "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms," \
-    " " PT_EAGER("r") " " \
-    "FROM cases c CROSS JOIN runs " PT_##D##_ORDERED_JOIN " result_rows r ON r.run_id = runs.id AND r.case_id = c.id " \
-    "JOIN result_files f ON f.id = r.file_id " \
-    "WHERE c.kind = 'performance' AND c.suite = $1 AND c.dtype = $2 AND c.mode = $3 AND c.model = $4 " \
-    "AND ($5 = '' OR runs.platform = $5) AND f.superseded_by IS NULL " \
-    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1"
+  " " PT_EAGER("r") " FROM cases c CROSS JOIN runs " PT_##D##_ORDERED_JOIN                                         \
+      " result_rows r ON r.run_id = runs.id AND r.case_id = c.id JOIN result_files f ON f.id = r.file_id "         \
+      "WHERE c.kind = 'performance' AND c.suite = $1 AND c.dtype = $2 AND c.mode = $3 AND c.model = $4 "           \
+      "AND " which_runs " AND f.superseded_by IS NULL ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1"
+// The newest run (of the platform, when given) holding a live performance row of the case.
+#define PT_LATEST_CASE_ROW(D) PT_CASE_ROW(D, "($5 = '' OR runs.platform = $5)")
 constexpr DialectSql kLatestCaseRow = PT_DIALECT_SQL(PT_LATEST_CASE_ROW);
 // The same case in the run of that platform just before $6/$7 (created_at, id), with a compiled latency.
-#define PT_PREVIOUS_CASE_ROW(D) \
-  "SELECT runs.id, runs.key, runs.platform, runs.created_at, f.path, r.speedup, r.speedup_text, r.abs_latency_ms," \
-    " " PT_EAGER("r") " " \
-    "FROM cases c CROSS JOIN runs " PT_##D##_ORDERED_JOIN " result_rows r ON r.run_id = runs.id AND r.case_id = c.id " \
-    "JOIN result_files f ON f.id = r.file_id " \
-    "WHERE c.kind = 'performance' AND c.suite = $1 AND c.dtype = $2 AND c.mode = $3 AND c.model = $4 " \
-    "AND runs.platform = $5 AND (runs.created_at < $6 OR (runs.created_at = $6 AND runs.id < $7)) " \
-    "AND f.superseded_by IS NULL AND r.abs_latency_ms > 0 " \
-    "ORDER BY runs.created_at DESC, runs.id DESC LIMIT 1"
+#define PT_PREVIOUS_CASE_ROW(D)                                                                          \
+  PT_CASE_ROW(D,                                                                                         \
+              "runs.platform = $5 AND (runs.created_at < $6 OR (runs.created_at = $6 AND runs.id < $7))" \
+              " AND r.abs_latency_ms > 0")
 constexpr DialectSql kPreviousCaseRow = PT_DIALECT_SQL(PT_PREVIOUS_CASE_ROW);
+#undef PT_CASE_ROW
 #undef PT_EAGER
 
 CaseMeasurement read_case_measurement(const Statement& st) {

@@ -1,7 +1,6 @@
 #include "schema/postgres.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -33,10 +32,6 @@ std::string type_key(const std::string& sql, const std::vector<Oid>& types) {
   for (const Oid t : types) key += std::to_string(t) + ",";
   return key;
 }
-
-}  // namespace
-
-namespace {
 
 // Every write transaction takes this advisory lock first (pg_advisory_xact_lock, released at COMMIT or ROLLBACK):
 // writers run one at a time across every replica, as BEGIN IMMEDIATE makes them on SQLite, so the store's

@@ -71,12 +71,12 @@ class PgConnection final : public Connection {
   std::list<std::string> order_;                        // keys, oldest first
 };
 
-// One statement's parameters, its result and the row being read.
 // The PostgreSQL connection under `db`, for the files that use libpq's own API (COPY in the result writer);
 // nullptr when `db` is not PostgreSQL.
 PgConnection* postgres_connection(const Database& db) noexcept;
 Result<std::unique_ptr<Connection>> connect_postgres(const std::string& url);
 
+// One statement's parameters, its result and the row being read.
 class PgStatement final : public StatementBackend {
  public:
   // `used`: which parameters the text names (postgres_parameters); one it skips still counts and is sent as text.

@@ -60,19 +60,15 @@ Result<std::int64_t> delete_batch(Database& db, std::string_view sql, const std:
 
 Result<DroppedRaw> drop_raw_files(Database& db, const std::string& cutoff, std::int64_t limit) {
   PT_ASSIGN(auto tx, Transaction::begin(db));
-  std::string ids = "[";
+  std::vector<std::int64_t> candidates;
   {
     PT_ASSIGN(auto st, Statement::prepare(db, kRawCandidates));
     st.bind(1, cutoff).bind(2, sql_limit(limit));
-    for (;;) {
-      PT_ASSIGN(const bool row, st.step());
-      if (!row) break;
-      ids += (ids.size() > 1 ? "," : "") + std::to_string(st.int64(0));
-    }
+    PT_ASSIGN(candidates, collect<std::int64_t>(st, [](const Statement& s) { return s.int64(0); }));
   }
-  ids += "]";
   DroppedRaw out;
-  if (ids == "[]") return out;
+  if (candidates.empty()) return out;
+  const std::string ids = id_list(candidates);
   {
     PT_ASSIGN(auto st, Statement::prepare(db, dialect_sql(db, kRawBytes)));
     st.bind(1, ids);

@@ -23,6 +23,7 @@
 #include <toml++/toml.h>  // Debian builds libtomlplusplus with exceptions: parse errors are toml::parse_error
 
 #include "common/strings.hpp"
+#include "server/app/label_evidence.hpp"
 
 extern char** environ;  // NOLINT: POSIX
 
@@ -761,8 +762,7 @@ void apply_github_repos(const toml::node& node, Settings& settings,
         ok = false;
       }
     }
-    const bool listed = std::any_of(settings.github.repos.begin(), settings.github.repos.end(),
-                                    [&](const RepoSettings& o) { return lower(o.repo) == lower(r.repo); });
+    const bool listed = find_repo(settings.github.repos, r.repo) != nullptr;
     if (r.repo.empty() || listed) {
       error(where(t.source()),
             r.repo.empty() ? "[[github.repos]] needs repo" : "[[github.repos]] lists " + r.repo + " twice");
@@ -776,9 +776,8 @@ void apply_github_repos(const toml::node& node, Settings& settings,
 void check_tracking_repos(const Settings& settings, const std::function<void(Where, std::string)>& error) {
   if (settings.github.repos.empty()) return;
   for (const auto& p : settings.tracking) {
-    const bool listed = std::any_of(settings.github.repos.begin(), settings.github.repos.end(),
-                                    [&](const RepoSettings& r) { return lower(r.repo) == lower(p.repo); });
-    if (!listed) error(Where{}, "[[tracking]] repo " + p.repo + " is not in [[github.repos]]: add it there");
+    if (!find_repo(settings.github.repos, p.repo))
+      error(Where{}, "[[tracking]] repo " + p.repo + " is not in [[github.repos]]: add it there");
   }
 }
 

@@ -125,16 +125,21 @@ Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings&
   return taxonomy;
 }
 
-lb::Layers bot_layers(const GitHubSettings& gh) {
-  return lb::layers_from_name(gh.label_layers).value_or(lb::Layers::both);
+lb::Layers bot_layers(std::string_view label_layers) {
+  return lb::layers_from_name(label_layers).value_or(lb::Layers::both);
+}
+
+const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::string_view repo) {
+  const auto it =
+      std::find_if(repos.begin(), repos.end(), [&](const RepoSettings& r) { return lower(r.repo) == lower(repo); });
+  return it == repos.end() ? nullptr : &*it;
 }
 
 std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo) {
   RepoSettings out{std::string(repo), gh.taxonomy, gh.label_layers};
   if (gh.repos.empty()) return out;
-  const auto listed = std::find_if(gh.repos.begin(), gh.repos.end(),
-                                   [&](const RepoSettings& r) { return lower(r.repo) == lower(repo); });
-  if (listed == gh.repos.end()) return std::nullopt;
+  const RepoSettings* listed = find_repo(gh.repos, repo);
+  if (!listed) return std::nullopt;
   out = *listed;
   if (out.taxonomy.empty()) out.taxonomy = gh.taxonomy;
   if (out.label_layers.empty()) out.label_layers = gh.label_layers;

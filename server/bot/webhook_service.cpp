@@ -54,33 +54,24 @@ std::vector<schema::NewAction> allowed(std::vector<schema::NewAction> actions, c
   return actions;
 }
 
-// Finishes a delivery the bot does nothing with, saying why.
-Result<WebhookAnswer> ignore(schema::Store& store, std::string_view delivery, std::string_view event_name,
-                             const webhook::Event& event, const std::string& reason) {
-  PT_ASSIGN(auto tx, schema::Transaction::begin(store.db()));
-  PT_ASSIGN(const bool finished, schema::finish_delivery(store.db(), delivery, reason));
-  if (!finished) return WebhookAnswer{200, {{"status", "duplicate"}, {"delivery", delivery}}};
-  PT_TRY(tx.commit());
-  return WebhookAnswer{200,
-                       {{"status", "ignored"}, {"event", event_name}, {"action", event.action}, {"reason", reason}}};
-}
-
 // The second transaction: what the event means, written with the delivery's 'done' mark.
 Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
                               std::string_view event_name, const Parsed& parsed) {
   const auto& event = parsed.event;
+  // A repository [[github.repos]] leaves out: answered and finished with the reason, nothing else (a ping is answered).
   const auto repo = repo_settings(gh, event.repo);
-  if (!repo && parsed.what != Disposition::ping) {
-    return ignore(store, delivery, event_name, event, "repository " + event.repo + " is not in [[github.repos]]");
-  }
+  const bool served = repo || parsed.what == Disposition::ping;
+  const std::string reason = served ? "" : "repository " + event.repo + " is not in [[github.repos]]";
+  const Disposition what = served ? parsed.what : Disposition::ignored;
   std::optional<lb::Taxonomy> taxonomy;
-  if (parsed.what == Disposition::label) {
+  if (what == Disposition::label) {
     PT_ASSIGN(taxonomy, bot_taxonomy(repo->taxonomy, gh));
   }
   auto& db = store.db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
   WebhookAnswer answer{200, {{"status", "ignored"}, {"event", event_name}, {"action", event.action}}};
-  switch (parsed.what) {
+  if (!served) answer.body["reason"] = reason;
+  switch (what) {
     case Disposition::ping: answer.body["status"] = "ok"; break;
     case Disposition::ignored_self:
     case Disposition::ignored: break;
@@ -104,7 +95,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       PT_ASSIGN(const auto suppressed, schema::suppressed_labels(db, event.repo, event.number));
       const auto input = webhook::to_issue_input(event);
       lb::LabelSettings settings;
-      settings.layers = lb::layers_from_name(repo->label_layers).value_or(lb::Layers::both);
+      settings.layers = bot_layers(repo->label_layers);
       PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, settings));
       auto actions = allowed(
           webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result)), *repo);
@@ -123,7 +114,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       break;
     }
   }
-  PT_ASSIGN(const bool finished, schema::finish_delivery(db, delivery));
+  PT_ASSIGN(const bool finished, schema::finish_delivery(db, delivery, reason));
   if (!finished) {  // a concurrent redelivery of the same id finished first: its actions stand, ours are dropped
     tx.rollback();
     return WebhookAnswer{200, {{"status", "duplicate"}, {"delivery", delivery}}};

@@ -67,7 +67,7 @@ Result<lb::IssueInput> read_issue(const json& j) {
 
 // "layers": rules, model, both or gated (docs/labeler-eval.md); without it, the bot's [github] label_layers.
 Result<lb::Layers> request_layers(const json& spec, const GitHubSettings& gh) {
-  if (spec.is_null()) return bot_layers(gh);
+  if (spec.is_null()) return bot_layers(gh.label_layers);
   const auto* name = spec.get_ptr<const std::string*>();
   const auto layers = name ? lb::layers_from_name(*name) : std::nullopt;
   if (!layers) return bad("bad_layers", "\"layers\" must be " + lb::layers_names_text(), "layers");

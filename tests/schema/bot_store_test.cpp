@@ -11,33 +11,19 @@
 #include "schema/bot_store.hpp"
 #include "schema/store.hpp"
 #include "tests/support/files.hpp"
+#include "tests/support/store_fixture.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
 
-class BotStoreTest : public ::testing::Test {
+class BotStoreTest : public testing_support::StoreTest {
  protected:
-  void SetUp() override {
-    auto s = testing_support::open_test_store();
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  Database& db() { return store_->db(); }
-  template <class F>
-  auto in_tx(F&& f) {
-    auto tx = Transaction::begin(db());
-    EXPECT_TRUE(tx.ok());
-    auto r = f();
-    EXPECT_TRUE(tx->commit().ok());
-    return r;
-  }
   std::int64_t enqueue(OutboxKind kind, OutboxState state, std::int64_t at = 0) {
     auto id = in_tx([&] { return schema::enqueue(db(), {"o/r", 5, kind, {{"labels", {"a"}}}}, state, at); });
     EXPECT_TRUE(id.ok());
     return id.ok() ? *id : 0;
   }
-  std::optional<Store> store_;
 };
 
 TEST_F(BotStoreTest, FirstDeliveryIsNewARedeliveryIsNot) {

@@ -11,29 +11,15 @@
 #include "schema/retention_store.hpp"
 #include "schema/store.hpp"
 #include "schema/tracking_store.hpp"
-#include "tests/support/test_db.hpp"
+#include "tests/support/store_fixture.hpp"
 
 namespace perftriage::schema {
 namespace {
 
 constexpr const char* kEveryCutoff = "9999-12-31T00:00:00Z";  // later than any stored time
 
-class DialectConformance : public ::testing::Test {
+class DialectConformance : public testing_support::StoreTest {
  protected:
-  void SetUp() override {
-    auto s = testing_support::open_test_store();
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  Database& db() { return store_->db(); }
-  template <class F>
-  auto in_tx(F&& f) {
-    auto tx = Transaction::begin(db());
-    EXPECT_TRUE(tx.ok());
-    auto r = f();
-    EXPECT_TRUE(tx->commit().ok());
-    return r;
-  }
   std::int64_t enqueue_for(const std::string& repo, std::int64_t number) {
     auto id = in_tx([&] {
       return schema::enqueue(db(), {repo, number, OutboxKind::add_labels, {{"labels", {"a"}}}}, OutboxState::pending,
@@ -49,7 +35,6 @@ class DialectConformance : public ::testing::Test {
     auto done = in_tx([&] { return finish_delivery(db(), id); });
     ASSERT_TRUE(done.ok() && *done);
   }
-  std::optional<Store> store_;
 };
 
 TEST_F(DialectConformance, OutboxToDryRunTouchesOnlyTheIssuesOfTheList) {

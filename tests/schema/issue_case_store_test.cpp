@@ -9,6 +9,7 @@
 #include "schema/issue_case_store.hpp"
 #include "schema/store.hpp"
 #include "schema/tracker_store.hpp"
+#include "tests/support/store_fixture.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
@@ -34,14 +35,8 @@ LabeledIssue labeled(std::int64_t number, nlohmann::json cases, nlohmann::json a
 
 const CaseName kElectra{"huggingface", "bfloat16", "inference", "ElectraForQuestionAnswering"};
 
-class IssueCaseStoreTest : public ::testing::Test {
+class IssueCaseStoreTest : public testing_support::StoreTest {
  protected:
-  void SetUp() override {
-    auto s = testing_support::open_test_store();
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  Database& db() { return store_->db(); }
   void save(const LabeledIssue& issue) {
     auto tx = Transaction::begin(db());
     ASSERT_TRUE(tx.ok());
@@ -57,7 +52,6 @@ class IssueCaseStoreTest : public ::testing::Test {
       for (const auto& i : *found) out.push_back(i.number);
     return out;
   }
-  std::optional<Store> store_;
 };
 
 TEST(IssueCasesOf, E2ECasesOncePerHardware) {

@@ -6,19 +6,14 @@
 
 #include "schema/store.hpp"
 #include "schema/tracker_store.hpp"
+#include "tests/support/store_fixture.hpp"
 #include "tests/support/test_db.hpp"
 
 namespace perftriage::schema {
 namespace {
 
-class TrackerStoreTest : public ::testing::Test {
+class TrackerStoreTest : public testing_support::StoreTest {
  protected:
-  void SetUp() override {
-    auto s = testing_support::open_test_store();
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_.emplace(std::move(*s));
-  }
-  Database& db() { return store_->db(); }
   static TrackerIssue issue(std::int64_t n, std::vector<std::string> labels,
                             std::string updated = "2024-01-01T00:00:00Z") {
     return {"intel/torch-xpu-ops", n, "title " + std::to_string(n), "body", std::move(labels), "open", updated};
@@ -26,7 +21,6 @@ class TrackerStoreTest : public ::testing::Test {
   static TrackerSyncState progress(std::string cursor, std::int64_t page = 1, bool finished = false) {
     return {"intel/torch-xpu-ops", "", std::move(cursor), page, finished, "", ""};
   }
-  std::optional<Store> store_;
 };
 
 TEST_F(TrackerStoreTest, APageAndItsProgressAreStoredTogether) {
