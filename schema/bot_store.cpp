@@ -135,6 +135,7 @@ std::string_view to_string(OutboxKind kind) {
     case OutboxKind::create_label: return "create_label";
     case OutboxKind::upsert_comment: return "upsert_comment";
     case OutboxKind::upsert_tracking_issue: return "upsert_tracking_issue";
+    case OutboxKind::commit_check: return "commit_check";
   }
   return "add_labels";
 }
@@ -151,7 +152,7 @@ std::string_view to_string(OutboxState state) {
 
 std::optional<OutboxKind> parse_outbox_kind(std::string_view s) {
   for (auto k : {OutboxKind::add_labels, OutboxKind::create_label, OutboxKind::upsert_comment,
-                 OutboxKind::upsert_tracking_issue})
+                 OutboxKind::upsert_tracking_issue, OutboxKind::commit_check})
     if (to_string(k) == s) return k;
   return std::nullopt;
 }

@@ -17,7 +17,7 @@
 
 namespace perftriage::schema {
 
-enum class OutboxKind { add_labels, create_label, upsert_comment, upsert_tracking_issue };
+enum class OutboxKind { add_labels, create_label, upsert_comment, upsert_tracking_issue, commit_check };
 enum class OutboxState { pending, sent, failed, dry_run };
 
 std::string_view to_string(OutboxKind kind);

@@ -6,7 +6,11 @@
 #   scripts/upload-results.sh --url https://perftriage.example.com --run bmg-nightly-20260901 --platform BMG \
 #       --torch-version 2.15.0.dev20260901+xpu [--device xpu] [--commit SHA] [--tags nightly,ci] \
 #       [--created-at 2026-09-01T03:00:00Z] [--replace] [--retries 5] [--token-file FILE]
-#       [--fail-on regression [--baseline previous|KEY|TAG]] DIR
+#       [--fail-on regression] [--baseline previous|KEY|TAG] [--repo OWNER/NAME [--pr N]] DIR
+#
+# --repo (with --commit): the server posts its verdict on that commit of that GitHub repository, when the repository
+# is configured for checks (docs/github.md): a check run or a commit status, and with --pr one comment on the pull
+# request, edited by each later upload of the platform. The answer's "check" says what was queued, or why not.
 #
 # The token comes from --token-file or PERFTRIAGE_TOKEN (never from the command line: it would show in `ps`);
 # the URL from --url or PERFTRIAGE_URL. Transient failures (connection refused, timeouts, 408/429/500/502/503/504)
@@ -23,7 +27,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -66,7 +70,9 @@ while (($#)); do
     --replace) add replace true; shift ;;
     --retries) retries="${2:?--retries takes a number}"; shift 2 ;;
     --fail-on) fail_on="${2:?--fail-on takes a value}"; shift 2 ;;
-    --baseline) baseline="${2:?--baseline takes a value}"; shift 2 ;;
+    --baseline) baseline="${2:?--baseline takes a value}"; add baseline "$baseline"; shift 2 ;;
+    --repo) add repo "${2:?--repo takes a value}"; shift 2 ;;
+    --pr) add pr "${2:?--pr takes a value}"; shift 2 ;;
     -h | --help) usage ;;
     -*) echo "upload-results: unknown option $1" >&2; usage ;;
     *) [ -z "$dir" ] || { echo "upload-results: one directory only" >&2; usage; }; dir="$1"; shift ;;

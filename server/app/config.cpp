@@ -107,6 +107,11 @@ std::string check_label_layers(const Value& v) {
   return analyzers::labeler::layers_from_name(text(v)) ? "" : "must be " + analyzers::labeler::layers_names_text();
 }
 constexpr std::string_view kCredentials = "${CREDENTIALS_DIRECTORY}";
+std::string check_app_id(const Value& v) {
+  const auto& id = text(v);
+  const bool ok = std::all_of(id.begin(), id.end(), [](unsigned char c) { return std::isalnum(c) || c == '.'; });
+  return ok ? "" : "an App ID (digits) or client ID (Iv1.…), got '" + id + "'";
+}
 std::string check_secret_path(const Value& v) {
   std::string_view s = text(v);
   for (auto at = s.find("${"); at != std::string_view::npos; at = s.find("${", at + 2)) {
@@ -140,6 +145,11 @@ const std::vector<Option>& table() {
          return (v6 ? "[" + s.listen_host + "]" : s.listen_host) + ":" + std::to_string(s.listen_port);
        },
        .check = check_listen},
+      {.section = "server", .key = "public_url", .flag = "public-url", .kind = Kind::text,
+       .meaning = "the dashboard's address as people reach it; links the bot posts to GitHub use it (\"\" = none)",
+       .set = [](Settings& s, const Value& v) { s.public_url = text(v); },
+       .get = [](const Settings& s) -> Value { return s.public_url; },
+       .check = [](const Value& v) { return text(v).empty() ? std::string() : check_http_url(v); }},
       {.section = "server", .key = "threads", .flag = "threads", .kind = Kind::integer, .min = 0, .max = 1024,
        .meaning = "I/O threads (sockets only); 0 = one per CPU core, at least 2",
        .set = [](Settings& s, const Value& v) { s.threads = static_cast<unsigned>(integer(v)); },
@@ -307,6 +317,16 @@ const std::vector<Option>& table() {
        .meaning = "file holding the webhook HMAC secret; \"\" = PERFTRIAGE_WEBHOOK_SECRET, or none: webhooks get 401",
        .set = [](Settings& s, const Value& v) { s.github.webhook_secret_file = text(v); },
        .get = [](const Settings& s) -> Value { return s.github.webhook_secret_file; },
+       .check = check_secret_path},
+      {.section = "github", .key = "app_id", .flag = "github-app-id", .kind = Kind::text,
+       .meaning = "act as this GitHub App (its App ID or client ID) instead of with a token; needs private_key_file",
+       .set = [](Settings& s, const Value& v) { s.github.app_id = text(v); },
+       .get = [](const Settings& s) -> Value { return s.github.app_id; },
+       .check = check_app_id},
+      {.section = "github", .key = "private_key_file", .flag = "github-private-key-file", .kind = Kind::text,
+       .meaning = "file holding the App's private key (PEM), for app_id",
+       .set = [](Settings& s, const Value& v) { s.github.private_key_file = text(v); },
+       .get = [](const Settings& s) -> Value { return s.github.private_key_file; },
        .check = check_secret_path},
       {.section = "github", .key = "bot_login", .flag = "bot-login", .kind = Kind::text,
        .meaning = "the bot's login; events it caused are ignored",
@@ -720,10 +740,10 @@ void apply_tracking(const toml::node& node, Settings& settings, const std::funct
 
 // One key of a [[github.repos]] table into `r`; the reason it is wrong, or "".
 std::string apply_repo_key(std::string_view k, const toml::node& value, RepoSettings& r) {
-  if (k == "label" || k == "comment" || k == "tracking") {
+  if (k == "label" || k == "comment" || k == "tracking" || k == "checks") {
     const auto* v = value.as_boolean();
     if (!v) return "must be true or false";
-    (k == "label" ? r.label : k == "comment" ? r.comment : r.tracking) = v->get();
+    (k == "label" ? r.label : k == "comment" ? r.comment : k == "tracking" ? r.tracking : r.checks) = v->get();
     return "";
   }
   const auto* v = value.as_string();
@@ -751,11 +771,12 @@ void apply_github_repos(const toml::node& node, Settings& settings,
     RepoSettings r;
     bool ok = true;
     for (const auto& [key, value] : t) {
-      static constexpr std::string_view kKeys[] = {"repo", "taxonomy", "label_layers", "label", "comment", "tracking"};
+      static constexpr std::string_view kKeys[] = {"repo",    "taxonomy", "label_layers", "label",
+                                                   "comment", "tracking", "checks"};
       if (std::find(std::begin(kKeys), std::end(kKeys), key.str()) == std::end(kKeys)) {
         error(where(key.source()), "unknown key '" + std::string(key.str()) +
                                        "' in [[github.repos]]; the keys are repo, taxonomy, label_layers, label, "
-                                       "comment, tracking");
+                                       "comment, tracking, checks");
         ok = false;
       } else if (auto why = apply_repo_key(key.str(), value, r); !why.empty()) {
         error(where(value.source()), "[[github.repos]] " + std::string(key.str()) + " " + why);
@@ -991,6 +1012,11 @@ ConfigErrors load_secrets(Settings& settings, const Env& env) {
   load(settings.github.token_file, settings.github.token, "[github] token_file");
   load(settings.github.webhook_secret_file, settings.github.webhook_secret, "[github] webhook_secret_file");
   load(settings.notify.secret_file, settings.notify.secret, "[notify] secret_file");
+  load(settings.github.private_key_file, settings.github.private_key, "[github] private_key_file");
+  if (settings.github.app() && !settings.github.token.empty()) {
+    errors.push_back({"[github] app_id", 0, 0,
+                      "a GitHub App and a token are both set: give one (the App's installation tokens, or the token)"});
+  }
   return errors;
 }
 
@@ -1004,6 +1030,9 @@ Resolved resolve_settings(const Overrides& overrides, const Env& env, bool read_
   if (!file.empty()) add(apply_file(file, r.settings, &r.sources));
   add(apply_env(env, r.settings, &r.sources));
   add(apply_overrides(overrides.values, r.settings, &r.sources));
+  if (r.settings.github.app() != !r.settings.github.private_key_file.empty()) {
+    r.errors.push_back({"[github] app_id", 0, 0, "app_id and private_key_file go together: set both, or neither"});
+  }
   if (read_secrets && r.errors.empty()) {
     add(load_secrets(r.settings, env));
     if (!r.settings.github.token_file.empty()) r.sources["github.token"] = "token_file";

@@ -311,6 +311,13 @@ Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
   PT_TRY(str("mode", meta.axes.mode));
   PT_TRY(str("kind", meta.axes.kind));
   PT_TRY(str("config", meta.axes.config));
+  PT_TRY(str("repo", meta.repo));
+  PT_TRY(str("baseline", meta.baseline));
+  if (j.contains("pr") && j["pr"].is_number_integer()) {
+    meta.pull_request = std::to_string(j["pr"].get<std::int64_t>());
+  } else {
+    PT_TRY(str("pr", meta.pull_request));
+  }
   if (j.contains("tags")) {
     if (!j["tags"].is_array()) {
       return make_error(ErrorKind::invalid_input, "bad_meta", "meta.tags must be an array of strings", "meta", 0,

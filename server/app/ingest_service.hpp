@@ -30,6 +30,9 @@ struct UploadMeta {
   std::set<std::string> own_axes;
   bool replace = false;
   double threshold = 1.0;
+  // The verdict on the commit (server/bot/upload_check.hpp): where `commit` is, the pull request it belongs to, and
+  // what the run is compared with ("" = the platform's previous run). Not part of the stored run.
+  std::string repo, pull_request, baseline;
 };
 
 struct FileSummary {

@@ -18,6 +18,9 @@ struct RepoSettings {
   bool label = true;         // apply labels
   bool comment = true;       // keep the one bot comment
   bool tracking = true;      // keep the [[tracking]] issues of this repository
+  // Post the verdict of a CI upload that names a commit here (server/bot/upload_check.hpp): a check run, or a commit
+  // status, and the pull request's comment. Off unless asked for: it needs checks: write or statuses: write.
+  bool checks = false;
 };
 
 struct GitHubSettings {
@@ -25,7 +28,11 @@ struct GitHubSettings {
   std::string token;                                // empty = dry run: compute and record, send nothing
   std::string webhook_secret;                       // HMAC-SHA256 key of X-Hub-Signature-256
   std::string token_file;  // [github] token_file: read at start into `token` (${CREDENTIALS_DIRECTORY} expanded)
-  std::string webhook_secret_file;            // [github] webhook_secret_file: the same for `webhook_secret`
+  std::string webhook_secret_file;  // [github] webhook_secret_file: the same for `webhook_secret`
+  // [github] app_id / private_key_file: act as a GitHub App (server/bot/github_app.hpp) instead of with `token`.
+  std::string app_id;
+  std::string private_key_file;
+  std::string private_key;                    // the PEM, read at start from private_key_file
   std::string bot_login = "perftriage[bot]";  // events caused by this login are ignored
   std::string taxonomy = "torch-xpu-ops";
   // [github] label_model: the labeler's learned layer. "" = the taxonomy's built-in model (rules only when it has
@@ -46,6 +53,10 @@ struct GitHubSettings {
   // [[github.repos]]: none = every repository a signed delivery comes from, with the settings above; any = those
   // only, a delivery from another one is answered and ignored.
   std::vector<RepoSettings> repos;
+
+  [[nodiscard]] bool app() const { return !app_id.empty(); }
+  // Nothing is sent to GitHub: the outbox records what would be (no token, no App).
+  [[nodiscard]] bool dry_run() const { return token.empty() && !app(); }
 };
 
 // Each section below is one [table] of the TOML config file (server/app/config.hpp); environment variables
@@ -116,6 +127,9 @@ struct NotifySettings {
 
 struct Settings {
   std::string db_path = "var/perftriage.sqlite";
+  // [server] public_url: where people reach the dashboard ("https://perf.example.com"); links the bot posts to GitHub
+  // (an upload's check, its pull-request comment) point there. "" = no links.
+  std::string public_url;
   std::string listen_host = "127.0.0.1";
   unsigned short listen_port = 8080;
   unsigned threads = 0;                       // I/O threads; 0 = one per CPU core, at least 2 (resolved by `serve`)

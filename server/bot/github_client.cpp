@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <mutex>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,22 @@ GitHubClient::~GitHubClient() {
 
 GitHubResponse GitHubClient::request(std::string_view method, std::string_view path,
                                      const std::optional<nlohmann::json>& body) {
+  if (!config_.app) return send(method, path, config_.token.empty() ? "" : "Bearer " + config_.token, body);
+  const auto send_plain = [&](std::string_view m, std::string_view p, const std::string& authorization) {
+    return send(m, p, authorization, std::nullopt);
+  };
+  for (int attempt = 1;; ++attempt) {
+    auto authorization = config_.app->authorization(path, send_plain);
+    if (auto* failed = std::get_if<GitHubResponse>(&authorization)) return std::move(*failed);
+    auto answer = send(method, path, std::get<std::string>(authorization), body);
+    // An installation token can be revoked before it expires (the App's key rotated, the installation suspended).
+    if (answer.status != 401 || attempt == 2) return answer;
+    config_.app->unauthorized(path);
+  }
+}
+
+GitHubResponse GitHubClient::send(std::string_view method, std::string_view path, const std::string& authorization,
+                                  const std::optional<nlohmann::json>& body) {
   GitHubResponse out;
   auto* curl = static_cast<CURL*>(curl_);
   if (!curl) {
@@ -112,7 +129,7 @@ GitHubResponse GitHubClient::request(std::string_view method, std::string_view p
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Accept: application/vnd.github+json");
   headers = curl_slist_append(headers, "X-GitHub-Api-Version: 2022-11-28");
-  if (!config_.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + config_.token).c_str());
+  if (!authorization.empty()) headers = curl_slist_append(headers, ("Authorization: " + authorization).c_str());
   if (body) headers = curl_slist_append(headers, "Content-Type: application/json");
   headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -208,6 +225,22 @@ GitHubResponse GitHubClient::create_issue(std::string_view repo, const nlohmann:
 GitHubResponse GitHubClient::update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue) {
   if (auto refused = refusal(repo, number)) return *refused;
   return request("PATCH", "/repos/" + std::string(repo) + "/issues/" + std::to_string(number), issue);
+}
+
+GitHubResponse GitHubClient::create_check_run(std::string_view repo, const nlohmann::json& check_run) {
+  if (auto refused = refusal(repo)) return *refused;
+  return request("POST", "/repos/" + std::string(repo) + "/check-runs", check_run);
+}
+
+GitHubResponse GitHubClient::create_status(std::string_view repo, std::string_view sha, const nlohmann::json& status) {
+  if (auto refused = refusal(repo)) return *refused;
+  if (!is_commit_sha(sha)) {
+    GitHubResponse r;
+    r.refused = true;
+    r.transport_error = "not sent: not a commit SHA (7-40 hex digits): '" + std::string(sha) + "'";
+    return r;
+  }
+  return request("POST", "/repos/" + std::string(repo) + "/statuses/" + std::string(sha), status);
 }
 
 std::optional<std::int64_t> find_marked_comment(const nlohmann::json& comments, std::string_view marker) {

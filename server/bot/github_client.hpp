@@ -1,11 +1,12 @@
 #pragma once
 // GitHub REST over libcurl: a configurable base URL (github.com, Enterprise Server's /api/v3, or a test's fake),
-// a token, the documented headers and timeouts. One blocking request at a time per client; the outbox worker
-// decides what to do with each answer.
+// a token or a GitHub App's installation tokens (github_app.hpp), the documented headers and timeouts. One blocking
+// request at a time per client; the outbox worker decides what to do with each answer.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/bot/github_app.hpp"
 #include "server/bot/github_names.hpp"
 
 namespace perftriage::server {
@@ -35,6 +37,9 @@ struct GitHubResponse {
 struct GitHubClientConfig {
   std::string api_base = "https://api.github.com";
   std::string token;
+  // Set: requests authenticate as the App (its installation token per repository; a 401 mints a new token and the
+  // request is sent once more), and `token` is not used.
+  std::shared_ptr<GitHubAppAuth> app;
   long connect_timeout_ms = 5000;
   long total_timeout_ms = 20000;
   std::string user_agent = "perftriage-bot";
@@ -61,6 +66,10 @@ class GitHubClient {
   GitHubResponse update_comment(std::string_view repo, std::int64_t comment_id, std::string_view body);
   GitHubResponse create_issue(std::string_view repo, const nlohmann::json& issue);
   GitHubResponse update_issue(std::string_view repo, std::int64_t number, const nlohmann::json& issue);
+  // POST /repos/{repo}/check-runs (GitHub Apps only); POST /repos/{repo}/statuses/{sha} (any token with push access
+  // or statuses: write). A `sha` that is not 7-40 lower-case hex digits is not sent.
+  GitHubResponse create_check_run(std::string_view repo, const nlohmann::json& check_run);
+  GitHubResponse create_status(std::string_view repo, std::string_view sha, const nlohmann::json& status);
   // GET /repos/{repo}/issues?state=all&sort=updated&direction=asc|desc&per_page=N&page=P[&since=ISO]: issues and
   // pull requests updated at or after `since` ("" = all), least recently updated first (a sync that resumes where it
   // stopped) or most recently first (a search for something just done).
@@ -72,6 +81,10 @@ class GitHubClient {
   void set_abort_flag(const std::atomic<bool>* flag) noexcept { abort_ = flag; }
 
  private:
+  // One HTTP exchange; `authorization` is the header's value ("" = none).
+  GitHubResponse send(std::string_view method, std::string_view path, const std::string& authorization,
+                      const std::optional<nlohmann::json>& body);
+
   GitHubClientConfig config_;
   void* curl_ = nullptr;  // CURL*, reused so connections are kept alive
   const std::atomic<bool>* abort_ = nullptr;

@@ -1,5 +1,7 @@
 #include "server/bot/github_names.hpp"
 
+#include <algorithm>
+
 #include "common/utf8.hpp"
 
 namespace perftriage::server {
@@ -39,5 +41,10 @@ bool is_github_repo(std::string_view repo) noexcept {
 }
 
 bool is_github_label(std::string_view name) noexcept { return !name.empty() && utf8_chars(name) <= kMaxLabelChars; }
+
+bool is_commit_sha(std::string_view sha) noexcept {
+  const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  return sha.size() >= 7 && sha.size() <= 40 && std::all_of(sha.begin(), sha.end(), hex);
+}
 
 }  // namespace perftriage::server

@@ -18,4 +18,7 @@ constexpr bool is_github_number(std::int64_t number) noexcept { return number > 
 // A label name: 1-50 characters (code points, as GitHub counts them).
 bool is_github_label(std::string_view name) noexcept;
 
+// A commit: 7 to 40 hexadecimal digits (an abbreviated or a full SHA-1), lower case as git prints them.
+bool is_commit_sha(std::string_view sha) noexcept;
+
 }  // namespace perftriage::server

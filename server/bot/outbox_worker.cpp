@@ -11,6 +11,7 @@
 
 #include "analyzers/labeler/labeler.hpp"
 #include "common/strings.hpp"
+#include "schema/app_installation_store.hpp"
 #include "schema/store.hpp"
 #include "server/bot/tracking.hpp"
 
@@ -269,6 +270,13 @@ Outcome OutboxWorker::execute(const schema::OutboxRow& queued, schema::Database&
   if (!is_github_repo(queued.repo)) {  // rows written before names were validated: never build a URL from them
     return Outcome{Outcome::Kind::failed, 0, false, "'" + queued.repo + "' is not a GitHub owner/name"};
   }
+  if (options_.client.app) {  // a repository the App has lost is no longer acted on, whatever was queued for it
+    auto installed = schema::app_repo(db, queued.repo);
+    if (!installed) return db_trouble(installed.error(), queued.attempts + 1, options_.retry);
+    if (*installed && (*installed)->removed) {
+      return Outcome{Outcome::Kind::failed, 0, false, "the App was removed from " + queued.repo};
+    }
+  }
   schema::OutboxRow row = queued;
   // An action about a tracking issue queued before the issue existed (server/bot/tracking.hpp) names it by its
   // fingerprint: the number is known once the issue's creation (queued before it) was sent.
@@ -301,8 +309,32 @@ Outcome OutboxWorker::execute(const schema::OutboxRow& queued, schema::Database&
     case OutboxKind::add_labels: return add_labels(row, db);
     case OutboxKind::upsert_comment: return upsert_comment(row, db);
     case OutboxKind::upsert_tracking_issue: return upsert_tracking_issue(row, db);
+    case OutboxKind::commit_check: return commit_check(row);
   }
   return {Outcome::Kind::failed, 0, false, "unknown action kind"};
+}
+
+Outcome OutboxWorker::commit_check(const schema::OutboxRow& row) {
+  const auto& p = row.payload;
+  const std::string sha = str_or(p, "sha"), link = str_or(p, "details_url");
+  if (options_.client.app) {  // only an App may write check runs
+    json run{{"name", str_or(p, "name")},
+             {"head_sha", sha},
+             {"status", "completed"},
+             {"conclusion", str_or(p, "conclusion")},
+             {"output", {{"title", str_or(p, "title")}, {"summary", str_or(p, "summary")}}}};
+    if (!link.empty()) run["details_url"] = link;
+    auto r = mutate([&] { return client_.create_check_run(row.repo, run); });
+    // 403 with requests left is "Resource not accessible by integration": the installation did not grant checks:
+    // write. A commit status says the same with statuses: write.
+    if (r.status != 403 || r.header("x-ratelimit-remaining") == "0") return answer(row, r);
+  }
+  const std::string conclusion = str_or(p, "conclusion");
+  json status{{"state", conclusion == "failure" ? "failure" : "success"},
+              {"context", str_or(p, "name")},
+              {"description", str_or(p, "description")}};
+  if (!link.empty()) status["target_url"] = link;
+  return answer(row, mutate([&] { return client_.create_status(row.repo, sha, status); }));
 }
 
 Outcome OutboxWorker::add_labels(const schema::OutboxRow& row, schema::Database& db) {

@@ -81,6 +81,9 @@ class OutboxWorker {
   std::optional<GitHubResponse> find_comment(const schema::OutboxRow& row, std::string_view marker,
                                              std::optional<std::int64_t>& id);
   Outcome upsert_tracking_issue(const schema::OutboxRow& row, schema::Database& db);
+  // An upload's verdict on its commit (server/bot/upload_check.hpp): a check run in App mode, else (or when the App
+  // may not write checks) a commit status.
+  Outcome commit_check(const schema::OutboxRow& row);
   // Pages through the repository's issues updated since the row was queued for one the bot opened with `marker` in
   // its body (into `number`); the failed listing, if one failed.
   std::optional<GitHubResponse> find_tracking_issue(const schema::OutboxRow& row, std::string_view marker,

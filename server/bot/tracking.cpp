@@ -465,7 +465,7 @@ Result<TrackingPass> run_tracking_pass(AppContext& app, std::int64_t now_ms) {
   PT_ASSIGN(auto store, app.store());
   auto& db = store->db();
   PT_ASSIGN(const auto due, schema::due_tracking(db, now_ms));
-  const bool dry_run = app.settings().github.token.empty();
+  const bool dry_run = app.settings().github.dry_run();
   for (const auto& d : due) {
     // Read and plan first; then one write transaction queues the actions, saves what the issues now say and marks the
     // change handled (unless a newer change came meanwhile: that one stays due and is planned again).

@@ -70,6 +70,42 @@ Result<void> check_names(const Event& e) {
   return {};
 }
 
+// The full_name of each repository in payload[key] (an array of repository objects), each checked.
+Result<std::vector<std::string>> repo_names(const json& payload, const char* key) {
+  std::vector<std::string> out;
+  const auto it = payload.find(key);
+  if (it == payload.end() || !it->is_array()) return out;
+  for (const auto& r : *it) {
+    auto name = str_at(r, "full_name");
+    if (!is_github_repo(name)) {
+      return bad_field("bad_repository", std::string(key) + "[].full_name must be owner/name", key);
+    }
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+// installation: created / unsuspend / new_permissions_accepted name what it covers in `repositories`; deleted /
+// suspend lose them all. installation_repositories: repositories_added / repositories_removed.
+Result<void> parse_installation(const json& payload, Event& e) {
+  const json& installation = obj_at(payload, "installation");
+  const auto id = installation.contains("id") ? issue_number(installation.at("id")) : std::nullopt;
+  if (!id) return bad_field("bad_installation", "installation.id must be a positive integer", "installation.id");
+  e.installation = *id;
+  if (e.name == "installation_repositories") {
+    PT_ASSIGN(e.repos_added, repo_names(payload, "repositories_added"));
+    PT_ASSIGN(e.repos_removed, repo_names(payload, "repositories_removed"));
+    return {};
+  }
+  PT_ASSIGN(auto repos, repo_names(payload, "repositories"));
+  if (e.action == "deleted" || e.action == "suspend") {
+    e.repos_removed = std::move(repos);
+  } else {
+    e.repos_added = std::move(repos);
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
@@ -105,6 +141,10 @@ Result<Event> parse_event(std::string_view name, const json& payload) {
   e.action = str_at(payload, "action");
   e.repo = str_at(obj_at(payload, "repository"), "full_name");
   e.sender = str_at(obj_at(payload, "sender"), "login");
+  if (e.name == "installation" || e.name == "installation_repositories") {
+    PT_TRY(parse_installation(payload, e));
+    return e;
+  }
   if (e.name != "issues" && e.name != "issue_comment") return e;
   const json& issue = obj_at(payload, "issue");
   if (e.repo.empty() || !issue.contains("number")) {
@@ -146,6 +186,7 @@ bool has_label_command(std::string_view comment) {
 
 Disposition classify(const Event& e, std::string_view bot_login) {
   if (e.name == "ping") return Disposition::ping;
+  if (e.name == "installation" || e.name == "installation_repositories") return Disposition::record_installation;
   if (!bot_login.empty() && lower(e.sender) == lower(bot_login)) return Disposition::ignored_self;
   if (e.name == "issues") {
     if (e.action == "opened" || e.action == "edited" || e.action == "reopened") return Disposition::label;
@@ -169,6 +210,7 @@ std::string_view to_string(Disposition d) {
     case Disposition::record_unlabeled: return "record_unlabeled";
     case Disposition::label: return "label";
     case Disposition::record_closed: return "record_closed";
+    case Disposition::record_installation: return "record_installation";
   }
   return "ignored";
 }

@@ -32,6 +32,10 @@ struct Event {
   std::string label;                // labeled / unlabeled: the label's name
   std::string comment;              // issue_comment: the comment's body
   bool pull_request = false;
+  // installation / installation_repositories (a GitHub App's own events): the installation and the repositories it
+  // now covers or has lost (owner/name, each checked as repository.full_name is).
+  std::int64_t installation = 0;
+  std::vector<std::string> repos_added, repos_removed;
 };
 
 // Reads the fields the bot uses; an issue event without repository / issue number is invalid_input (bad_payload).
@@ -49,8 +53,9 @@ enum class Disposition {
   ignored,         // an event or action the bot does not handle
   record_labeled,  // a human added a label
   record_unlabeled,
-  label,          // (re)label the issue: opened / edited / reopened, or a `/label` comment
-  record_closed,  // the issue was closed: it no longer tracks the cases it names (reopened relabels it)
+  label,                // (re)label the issue: opened / edited / reopened, or a `/label` comment
+  record_closed,        // the issue was closed: it no longer tracks the cases it names (reopened relabels it)
+  record_installation,  // the App gained or lost repositories (installation, installation_repositories)
 };
 Disposition classify(const Event& event, std::string_view bot_login);
 std::string_view to_string(Disposition d);

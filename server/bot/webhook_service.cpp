@@ -5,6 +5,7 @@
 
 #include "analyzers/labeler/labeler.hpp"
 #include "common/bounded_json.hpp"
+#include "schema/app_installation_store.hpp"
 #include "schema/bot_store.hpp"
 #include "schema/issue_case_store.hpp"
 #include "server/http/http_types.hpp"
@@ -54,14 +55,43 @@ std::vector<schema::NewAction> allowed(std::vector<schema::NewAction> actions, c
   return actions;
 }
 
+// Why an event about a repository is not acted on ("" when it is): [[github.repos]] leaves the repository out, or, in
+// App mode, the App has lost it. A ping and the App's own installation events are about no one repository.
+Result<std::string> ignore_reason(schema::Database& db, const GitHubSettings& gh, const Parsed& parsed) {
+  if (parsed.what == Disposition::ping || parsed.what == Disposition::record_installation) return std::string();
+  const auto& repo = parsed.event.repo;
+  if (!repo_settings(gh, repo)) return "repository " + repo + " is not in [[github.repos]]";
+  if (!gh.app()) return std::string();
+  PT_ASSIGN(const auto installed, schema::app_repo(db, repo));
+  if (installed && installed->removed) {
+    return "the App was removed from " + repo + " (installation " + std::to_string(installed->installation_id) + ")";
+  }
+  return std::string();
+}
+
+// installation / installation_repositories: which repositories the App now covers and which it has lost.
+Result<void> record_installation(schema::Database& db, const webhook::Event& event, nlohmann::json& answer) {
+  const auto now = unix_ms();
+  PT_TRY(schema::set_app_repos(db, event.installation, event.repos_added, false, now));
+  PT_TRY(schema::set_app_repos(db, event.installation, event.repos_removed, true, now));
+  if (event.name == "installation" && (event.action == "deleted" || event.action == "suspend")) {
+    PT_TRY(schema::remove_app_installation(db, event.installation, now));
+  }
+  answer["status"] = "recorded";
+  answer["installation"] = event.installation;
+  answer["repositories_added"] = event.repos_added;
+  answer["repositories_removed"] = event.repos_removed;
+  return {};
+}
+
 // The second transaction: what the event means, written with the delivery's 'done' mark.
 Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, std::string_view delivery,
                               std::string_view event_name, const Parsed& parsed) {
   const auto& event = parsed.event;
-  // A repository [[github.repos]] leaves out: answered and finished with the reason, nothing else (a ping is answered).
+  // An event not acted on is answered and finished with the reason, nothing else.
+  PT_ASSIGN(const std::string reason, ignore_reason(store.db(), gh, parsed));
+  const bool served = reason.empty();
   const auto repo = repo_settings(gh, event.repo);
-  const bool served = repo || parsed.what == Disposition::ping;
-  const std::string reason = served ? "" : "repository " + event.repo + " is not in [[github.repos]]";
   const Disposition what = served ? parsed.what : Disposition::ignored;
   std::optional<lb::Taxonomy> taxonomy;
   if (what == Disposition::label) {
@@ -80,6 +110,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       answer.body["status"] = "recorded";
       break;
     }
+    case Disposition::record_installation: PT_TRY(record_installation(db, event, answer.body)); break;
     case Disposition::record_closed: {
       PT_TRY(schema::clear_issue_cases(db, event.repo, event.number));
       answer.body["status"] = "recorded";
@@ -99,7 +130,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, settings));
       auto actions = allowed(
           webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result)), *repo);
-      const bool dry_run = gh.token.empty();
+      const bool dry_run = gh.dry_run();
       const auto now = unix_ms();
       for (const auto& a : actions) {
         PT_TRY(schema::enqueue(db, a, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, now));

@@ -28,10 +28,13 @@
 namespace perftriage::cli {
 namespace {
 
-server::WorkerOptions worker_options(const server::GitHubSettings& gh) {
+Result<server::WorkerOptions> worker_options(const server::GitHubSettings& gh) {
   server::WorkerOptions o;
   o.client.api_base = gh.api_base;
   o.client.token = gh.token;
+  if (gh.app()) {
+    PT_ASSIGN(o.client.app, server::GitHubAppAuth::create({gh.app_id, gh.private_key}));
+  }
   o.client.connect_timeout_ms = std::min(gh.connect_timeout_ms, gh.request_timeout_ms);
   o.client.total_timeout_ms = gh.request_timeout_ms;
   o.retry.max_attempts = gh.max_attempts;
@@ -81,6 +84,8 @@ std::optional<server::Settings> resolve(const SettingsFlags& flags, Io io) {
   if (settings.threads == 0) settings.threads = std::max(2u, std::thread::hardware_concurrency());
   if (settings.demo) {
     settings.github.token.clear();  // the demo's issues and comments are made up: nothing may reach GitHub
+    settings.github.app_id.clear();
+    settings.github.private_key.clear();
     io.out << "perftriage: demo: GitHub is never contacted (any configured token is ignored)" << std::endl;
   }
   return settings;
@@ -110,12 +115,15 @@ Result<int> run_server(const server::Settings& settings, Io io) {
          << schema::printable_db_path(settings.db_path) << ")" << std::endl;
   // The outbox worker sends the bot's actions; without a token they are recorded as dry_run and nothing is sent.
   std::optional<server::OutboxWorker> worker;
-  if (settings.github.token.empty()) {
-    io.out << "perftriage: GitHub bot: dry run (no token): actions are recorded, nothing is sent" << std::endl;
+  if (settings.github.dry_run()) {
+    io.out << "perftriage: GitHub bot: dry run (no token, no App): actions are recorded, nothing is sent" << std::endl;
   } else {
-    worker.emplace(app, worker_options(settings.github));
+    PT_ASSIGN(auto options, worker_options(settings.github));
+    worker.emplace(app, std::move(options));
     worker->start();
-    io.out << "perftriage: GitHub bot: sending to " << settings.github.api_base << std::endl;
+    io.out << "perftriage: GitHub bot: sending to " << settings.github.api_base
+           << (settings.github.app() ? " as App " + settings.github.app_id + " (installation tokens)" : "")
+           << std::endl;
   }
   if (settings.github.webhook_secret.empty()) {
     io.out << "perftriage: GitHub bot: no webhook secret: POST /webhooks/github answers 401" << std::endl;

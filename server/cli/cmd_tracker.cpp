@@ -76,12 +76,17 @@ Result<int> sync(const TrackerOptions& o, Io io) {
   PT_TRY(check_repo(o.repo));
   PT_TRY(server::normalize_since(o.since));
   PT_ASSIGN(const auto gh, github_settings(o));
-  if (gh.token.empty()) {
-    io.err << "perftriage: tracker sync: no GitHub token (--token-file, [github] token_file, PERFTRIAGE_GITHUB_TOKEN): "
-              "unauthenticated requests, 60 an hour\n";
+  if (gh.dry_run()) {
+    io.err << "perftriage: tracker sync: no GitHub token (--token-file, [github] token_file, PERFTRIAGE_GITHUB_TOKEN) "
+              "and no App ([github] app_id): unauthenticated requests, 60 an hour\n";
+  }
+  std::shared_ptr<server::GitHubAppAuth> app;
+  if (gh.app()) {
+    PT_ASSIGN(app, server::GitHubAppAuth::create({gh.app_id, gh.private_key}));
   }
   server::GitHubClient client({.api_base = gh.api_base,
                                .token = gh.token,
+                               .app = app,
                                .connect_timeout_ms = std::min(gh.connect_timeout_ms, gh.request_timeout_ms),
                                .total_timeout_ms = gh.request_timeout_ms,
                                .max_response_bytes = server::kTrackerPageBytes});

@@ -40,8 +40,7 @@ Result<ApiResponse> list_outbox(const ApiRequest& req, AppContext& app) {
                  schema::OutboxState::dry_run}) {
     PT_ASSIGN(counts[std::string(schema::to_string(s))], schema::count_outbox(db, s));
   }
-  return json_response(200,
-                       {{"actions", actions}, {"counts", counts}, {"dry_run", app.settings().github.token.empty()}});
+  return json_response(200, {{"actions", actions}, {"counts", counts}, {"dry_run", app.settings().github.dry_run()}});
 }
 
 // The request body of POST /api/v1/outbox/tracking-issue, checked: the fields GitHub takes, within its limits.
@@ -85,7 +84,7 @@ Result<ApiResponse> queue_tracking_issue(const ApiRequest& req, AppContext& app)
   PT_ASSIGN(auto store, app.store());
   auto& db = store->db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
-  const bool dry_run = app.settings().github.token.empty();
+  const bool dry_run = app.settings().github.dry_run();
   PT_ASSIGN(
       const std::int64_t id,
       schema::enqueue(db, action, dry_run ? schema::OutboxState::dry_run : schema::OutboxState::pending, unix_ms()));

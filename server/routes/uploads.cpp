@@ -7,6 +7,7 @@
 #include "server/app/app_context.hpp"
 #include "server/app/ingest_service.hpp"
 #include "server/app/queries.hpp"
+#include "server/bot/upload_check.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -25,6 +26,9 @@ Result<UploadMeta> meta_from_query(const ApiRequest& req, const Settings& settin
   meta.axes = {req.q("suite"), req.q("dtype"), req.q("mode"), req.q("kind"), req.q("device"), req.q("config")};
   meta.tags = split(req.q("tags"), ',', EmptyParts::skip);
   meta.replace = is_true(req.q("replace"));
+  meta.repo = req.q("repo");
+  meta.pull_request = req.q("pr");
+  meta.baseline = req.q("baseline");
   PT_ASSIGN(meta.threshold, parse_threshold(req.q("threshold"), settings.slow_threshold));
   return meta;
 }
@@ -82,13 +86,18 @@ Result<ApiResponse> post_upload(const ApiRequest& req, AppContext& app) {
                       "(and a token with scope 'admin')",
                       "meta", 0, "replace");
   }
+  PT_ASSIGN(const auto check, upload_check_request(meta));  // a bad repo / pr / commit is refused before storing
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto summary, ingest_files(*store, meta, std::move(files), app.settings().unpack));
   std::int64_t rows = 0;
   for (const auto& f : summary.files)
     if (f.status != "duplicate") rows += f.rows;
   app.obs().rows_ingested(rows);
-  return json_response(summary.stored_anything() ? 201 : 200, to_json(summary));
+  auto body = to_json(summary);
+  // The run is stored whatever happens to its check: a failure to queue it is said in the answer, not as an error
+  // that would make CI upload the same files again.
+  if (check) body["check"] = queue_upload_check(app, *store, summary.run, *check);
+  return json_response(summary.stored_anything() ? 201 : 200, body);
 }
 
 // A refused upload is counted by its error code (perftriage_uploads_refused_total{reason}).
@@ -109,7 +118,7 @@ void register_upload_routes(Router& router) {
   // Superseding stored bytes (replace=true) is an admin's decision.
   options.scope_for = [](const ApiRequest& head) { return is_true(head.q("replace")) ? Scope::admin : Scope::upload; };
   options.params({"run", "platform", "device", "torch_version", "commit", "created_at", "tags", "suite", "dtype",
-                  "mode", "kind", "config", "replace", "path", "threshold"});
+                  "mode", "kind", "config", "replace", "path", "threshold", "repo", "pr", "baseline"});
   router.add("POST", "/api/v1/uploads", post_upload_counted, std::move(options));
 }
 

@@ -134,7 +134,23 @@ FakeGitHub::Reply FakeGitHub::apply(const Request& r) {
   std::string repo, num;
   std::lock_guard lock(mutex_);
   if (r.method == "POST" && r.target == "/notify") return reply(200, nlohmann::json::object());  // [notify] urls
+  if (auto answered = app_gate(r)) return *answered;
   if (r.method == "GET" && RE2::FullMatch(r.target, kIssueList, &repo)) return list_issues(repo, r.target);
+  static const RE2 kCheckRuns(R"(^/repos/([^/]+/[^/]+)/check-runs$)");
+  static const RE2 kStatuses(R"(^/repos/([^/]+/[^/]+)/statuses/([0-9a-f]{7,40})$)");
+  if (r.method == "POST" && RE2::FullMatch(r.target, kCheckRuns, &repo)) {
+    if (app_id_.empty()) return reply(403, {{"message", "Resource not accessible by personal access token"}});
+    if (!checks_permission_) return reply(403, {{"message", "Resource not accessible by integration"}});
+    check_runs_[repo].push_back(body);
+    return reply(201, {{"id", ++next_id_}});
+  }
+  std::string sha;
+  if (r.method == "POST" && RE2::FullMatch(r.target, kStatuses, &repo, &sha)) {
+    auto status = body;
+    status["sha"] = sha;
+    statuses_[repo].push_back(std::move(status));
+    return reply(201, {{"id", ++next_id_}});
+  }
   if (r.method == "POST" && RE2::FullMatch(r.target, kRepoLabels, &repo)) {
     auto& labels = repo_labels_[repo];
     const std::string name = body.value("name", "");

@@ -110,6 +110,49 @@ class FakeGitHub {
   // Whether the issue list answers with a `link` header (GitHub sends one when there is more than one page).
   void set_issue_links(bool on) { issue_links_ = on; }
 
+  // App mode (fake_github_app.cpp): requests must authenticate as a GitHub App does. /app/... and
+  // GET /repos/{repo}/installation take a JWT whose RS256 signature verifies with `public_key_pem`, whose `iss` is
+  // `app_id`, which has not expired and lives at most 10 minutes; every other /repos/{repo}/... request takes a live
+  // token minted for the installation that covers the repository. Anything else is 401, as GitHub answers. An empty
+  // `app_id` turns App mode off again (any token is taken).
+  void enable_app(std::string app_id, std::string public_key_pem, int token_ttl_s = 3600);
+  void install(const std::string& repo, std::int64_t installation_id) {
+    std::lock_guard lock(mutex_);
+    installed_[repo] = installation_id;
+  }
+  void uninstall(const std::string& repo) {
+    std::lock_guard lock(mutex_);
+    installed_.erase(repo);
+  }
+  // Every token minted so far answers 401 from now on (as after the App's key was rotated).
+  void revoke_tokens() {
+    std::lock_guard lock(mutex_);
+    tokens_.clear();
+  }
+  int tokens_minted() {
+    std::lock_guard lock(mutex_);
+    return minted_;
+  }
+  // Checks and statuses posted (POST .../check-runs, POST .../statuses/{sha}: the body, with "sha" added to a
+  // status). Check runs need App mode and the checks permission; without it GitHub answers 403, as here.
+  std::vector<nlohmann::json> check_runs(const std::string& repo) {
+    std::lock_guard lock(mutex_);
+    return check_runs_[repo];
+  }
+  std::vector<nlohmann::json> statuses(const std::string& repo) {
+    std::lock_guard lock(mutex_);
+    return statuses_[repo];
+  }
+  void set_checks_permission(bool granted) {
+    std::lock_guard lock(mutex_);
+    checks_permission_ = granted;
+  }
+  // What the last request that failed authentication was told (the 401's message), "" when none failed.
+  std::string last_auth_failure() {
+    std::lock_guard lock(mutex_);
+    return last_auth_failure_;
+  }
+
  private:
   // An answer before it is written (fake_github.cpp turns it into Beast's response).
   struct Reply {
@@ -141,6 +184,14 @@ class FakeGitHub {
   // GET /repos/{repo}/issues: state=all only, sort=updated (ties by number), direction asc|desc, since (inclusive,
   // as GitHub's), per_page (default 30, at most 100), page (from 1), and a link header naming next / last pages.
   Reply list_issues(const std::string& repo, const std::string& target);
+  // App mode: the answer to a request that is not authenticated as it must be, or to one of the App's own endpoints;
+  // nullopt lets the request through. Called with mutex_ held.
+  std::optional<Reply> app_gate(const Request& r);
+  std::string verify_jwt(const std::string& authorization) const;  // "" when valid, else why not
+  struct Token {
+    std::int64_t installation = 0;
+    std::time_t expires = 0;
+  };
 
   std::unique_ptr<Net> net_;
   unsigned short port_ = 0;
@@ -160,6 +211,14 @@ class FakeGitHub {
   std::map<std::string, std::map<std::int64_t, nlohmann::json>> listed_;  // what GET .../issues lists
   std::atomic<bool> issue_links_{true};
   std::int64_t next_id_ = 1000;
+  std::string app_id_, app_public_key_;  // app_id_ empty: App mode off, any request is let through
+  int token_ttl_s_ = 3600;
+  std::map<std::string, std::int64_t> installed_;  // repo -> installation
+  std::map<std::string, Token> tokens_;            // minted installation tokens
+  int minted_ = 0;
+  std::string last_auth_failure_;
+  std::map<std::string, std::vector<nlohmann::json>> check_runs_, statuses_;
+  bool checks_permission_ = true;
 };
 
 }  // namespace perftriage::testing

@@ -43,6 +43,7 @@ std::string all(const ConfigErrors& errors) {
 constexpr const char* kFullConfig = R"(# every key, none at its default
 [server]
 listen = "0.0.0.0:9123"
+public_url = "https://perf.example.com/"
 threads = 3
 read_access = "token"
 cors_origins = ["https://dash.example.org", "http://localhost:5173"]
@@ -86,6 +87,8 @@ archive_ratio_floor_mb = 32
 [github]
 api = "https://ghe.example.org/api/v3"
 token_file = "/etc/perftriage/token"
+app_id = "4242"
+private_key_file = "/etc/perftriage/app.pem"
 webhook_secret_file = "/etc/perftriage/secret"
 bot_login = "triage-bot"
 taxonomy = "custom"
@@ -243,6 +246,9 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   ASSERT_TRUE(errors.empty()) << all(errors);
   EXPECT_EQ(s.listen_host, "0.0.0.0");
   EXPECT_EQ(s.listen_port, 9123);
+  EXPECT_EQ(s.public_url, "https://perf.example.com/");
+  EXPECT_EQ(s.github.app_id, "4242");
+  EXPECT_EQ(s.github.private_key_file, "/etc/perftriage/app.pem");
   EXPECT_EQ(s.threads, 3u);
   EXPECT_EQ(s.auth.read_access, "token");
   EXPECT_EQ(s.auth.cors_origins, (std::vector<std::string>{"https://dash.example.org", "http://localhost:5173"}));
@@ -578,6 +584,28 @@ TEST(ConfigSecrets, FilesWithCredentialsDirectoryAndPrecedence) {
   auto expanded = expand_path("${CREDENTIALS_DIRECTORY}/a", {{"CREDENTIALS_DIRECTORY", "/run/credentials/x"}});
   ASSERT_TRUE(expanded.ok());
   EXPECT_EQ(*expanded, "/run/credentials/x/a");
+}
+
+// A GitHub App: app_id with its key file, read as the other secrets are; not half of it, and not beside a token.
+TEST(ConfigSecrets, AnAppNeedsItsKeyAndExcludesAToken) {
+  TempDir dir;
+  const auto key = dir.write("app.pem", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n");
+  auto r = resolve_settings(args_of({"--github-app-id", "4242", "--github-private-key-file", key}), {});
+  ASSERT_TRUE(r.errors.empty()) << all(r.errors);
+  EXPECT_TRUE(r.settings.github.app());
+  EXPECT_FALSE(r.settings.github.dry_run());
+  EXPECT_EQ(r.settings.github.private_key.rfind("-----BEGIN PRIVATE KEY-----", 0), 0u);
+
+  r = resolve_settings(args_of({"--github-app-id", "4242"}), {});
+  ASSERT_EQ(r.errors.size(), 1u) << all(r.errors);
+  EXPECT_NE(all(r.errors).find("app_id and private_key_file go together"), std::string::npos) << all(r.errors);
+  r = resolve_settings(args_of({"--github-app-id", "4242", "--github-private-key-file", key}),
+                       {{"PERFTRIAGE_GITHUB_TOKEN", "ghp_x"}});
+  ASSERT_EQ(r.errors.size(), 1u) << all(r.errors);
+  EXPECT_NE(all(r.errors).find("a GitHub App and a token are both set"), std::string::npos) << all(r.errors);
+  r = resolve_settings(args_of({"--github-app-id", "42/../x"}), {});
+  EXPECT_NE(all(r.errors).find("an App ID (digits) or client ID"), std::string::npos) << all(r.errors);
+  EXPECT_TRUE(Settings{}.github.dry_run());
 }
 
 TEST(ConfigShow, SecretsAreMasked) {

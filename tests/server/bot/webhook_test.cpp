@@ -145,7 +145,41 @@ TEST(ParseEvent, RefusesLabelNamesLongerThanGitHubs) {
 }
 
 TEST(ParseEvent, EventsTheBotDoesNotActOnNeedNoRepository) {
-  EXPECT_TRUE(parse_event("installation", {{"action", "created"}}).ok());
+  EXPECT_TRUE(parse_event("star", {{"action", "created"}}).ok());
+}
+
+// The App's own events: the installation's id and the repositories it gained or lost, each name checked.
+TEST(ParseEvent, InstallationEventsNameTheirInstallationAndRepositories) {
+  const json repos = json::array({{{"full_name", "intel/torch-xpu-ops"}}, {{"full_name", "pytorch/pytorch"}}});
+  auto created =
+      parse_event("installation", {{"action", "created"}, {"installation", {{"id", 77}}}, {"repositories", repos}});
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  EXPECT_EQ(created->installation, 77);
+  EXPECT_EQ(created->repos_added, (std::vector<std::string>{"intel/torch-xpu-ops", "pytorch/pytorch"}));
+  EXPECT_TRUE(created->repos_removed.empty());
+  EXPECT_EQ(classify(*created, "perftriage[bot]"), Disposition::record_installation);
+  auto suspended =
+      parse_event("installation", {{"action", "suspend"}, {"installation", {{"id", 77}}}, {"repositories", repos}});
+  ASSERT_TRUE(suspended.ok());
+  EXPECT_EQ(suspended->repos_removed.size(), 2u);
+  EXPECT_TRUE(suspended->repos_added.empty());
+  auto removed = parse_event("installation_repositories", {{"action", "removed"},
+                                                           {"installation", {{"id", 77}}},
+                                                           {"repositories_added", json::array()},
+                                                           {"repositories_removed", repos}});
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(removed->repos_removed.size(), 2u);
+
+  auto no_id = parse_event("installation", {{"action", "created"}});
+  ASSERT_FALSE(no_id.ok());
+  EXPECT_EQ(no_id.error().code, "bad_installation");
+  auto bad_repo =
+      parse_event("installation_repositories", {{"action", "added"},
+                                                {"installation", {{"id", 77}}},
+                                                {"repositories_added", json::array({{{"full_name", "../../x"}}})}});
+  ASSERT_FALSE(bad_repo.ok());
+  EXPECT_EQ(bad_repo.error().code, "bad_repository");
+  EXPECT_EQ(bad_repo.error().column, "repositories_added");
 }
 
 TEST(ParseEvent, RefusesANonObject) { EXPECT_FALSE(parse_event("issues", json::array()).ok()); }
