@@ -367,13 +367,23 @@ std::optional<Decision> decide_module(const Context& c) {
         }
     }
   }
-  // Tier 2: the prose of the body.
+  // Tier 2: the prose of the body, only suggested: a module named in passing ("the same happens on CUDA with
+  // inductor") does not decide what the issue is about.
   for (const auto& rule : c.tax->modules)
     for (const auto& p : rule.patterns)
       if (matches_pattern(c.claims_lower, p)) {
         auto pat = p.front() == '=' ? p.substr(1) : p;
-        return Decision{rule.key, "`" + pat + "` in the description."};
+        return Decision{rule.key, "`" + pat + "` in the description.", false, true};
       }
+  // Weak words anywhere, only suggested (PatternRule::weak): "torch.compile" in a title gave module: inductor on 8
+  // pytorch issues of the committed set that the tracker filed under oncall: pt2 without it.
+  sources.push_back({"description", c.claims_lower});
+  for (const auto& rule : c.tax->modules)
+    for (const auto& s : sources)
+      for (const auto& p : rule.weak)
+        if (matches_pattern(s.text, p))
+          return Decision{rule.key, "`" + (p.front() == '=' ? p.substr(1) : p) + "` in the " + s.what + ".", false,
+                          true};
   return std::nullopt;
 }
 

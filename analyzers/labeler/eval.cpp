@@ -75,7 +75,7 @@ struct Tallies {
 };
 
 void score_axis(Tallies& t, const std::string& axis, const std::set<std::string>& want,
-                const std::set<std::string>& got) {
+                const std::set<std::string>& got, const std::set<std::string>& suggested) {
   auto& a = t.axes[axis];
   for (const auto& g : got) {
     auto& l = t.labels[g];
@@ -92,6 +92,7 @@ void score_axis(Tallies& t, const std::string& axis, const std::set<std::string>
       auto& l = t.labels[w];
       l.axis = axis;
       ++a.fn, ++l.fn;
+      if (suggested.count(w)) ++a.fn_suggested, ++l.fn_suggested;
     }
 }
 
@@ -116,17 +117,21 @@ EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Layers lay
   in.body = is.body;
   in.repo = is.repo.empty() ? tax.repo : is.repo;
   in.number = is.number;
-  for (const auto& l : label_issue(in, tax, {}, layers).labels) {
+  const auto result = label_issue(in, tax, {}, layers);
+  for (const auto& l : result.labels) {
     auto k = tracker_label(tax, l);
     if (k && got[k->first].insert(k->second).second) out.given.push_back(k->second);
   }
+  AxisSets suggested;
+  for (const auto& row : result.suggested)
+    if (auto k = tracker_label(tax, row.value)) suggested[k->first].insert(k->second);
   std::set<std::string> axes;
   for (const auto& [a, _] : want) axes.insert(a);
   for (const auto& [a, _] : got) axes.insert(a);
   for (const auto& a : axes) {
     const auto& w = want[a];
     const auto& g = got[a];
-    score_axis(t, a, w, g);
+    score_axis(t, a, w, g, suggested[a]);
     for (const auto& x : w)
       if (!g.count(x)) out.missing.push_back(x);
     for (const auto& x : g)
@@ -148,6 +153,7 @@ EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Layers lay
 double EvalScore::precision() const { return ratio(tp, tp + fp); }
 double EvalScore::recall() const { return ratio(tp, tp + fn); }
 double EvalScore::precision_set() const { return ratio(tp, tp + fp - fp_unset); }
+double EvalScore::recall_with_suggested() const { return ratio(tp + fn_suggested, tp + fn); }
 
 Result<std::vector<EvalIssue>> parse_eval_set(std::string_view text, const std::string& file) {
   std::vector<EvalIssue> out;
@@ -228,6 +234,7 @@ json score_json(const EvalScore& s) {
           {"precision", s.precision()},
           {"precision_set", s.precision_set()},
           {"recall", s.recall()},
+          {"recall_with_suggested", s.recall_with_suggested()},
           {"support", s.support()},
           {"given", s.tp + s.fp},
           {"tp", s.tp},
@@ -246,12 +253,13 @@ std::string numbers(const std::vector<std::int64_t>& v, std::size_t max = 8) {
 void score_rows(std::string& out, const char* head, const std::vector<EvalScore>& rows, bool skip_empty) {
   std::size_t w = std::string_view(head).size();
   for (const auto& s : rows) w = std::max(w, s.name.size());
-  out += fmt::format("{:<{}}  {:>9}  {:>6}  {:>6}  {:>7}  {:>5}  {:>4} {:>4} {:>4}\n", head, w, "precision", "p@set",
-                     "recall", "support", "given", "tp", "fp", "fn");
+  out += fmt::format("{:<{}}  {:>9}  {:>6}  {:>6}  {:>6}  {:>7}  {:>5}  {:>4} {:>4} {:>4}\n", head, w, "precision",
+                     "p@set", "recall", "r+sugg", "support", "given", "tp", "fp", "fn");
   for (const auto& s : rows) {
     if (skip_empty && s.support() == 0 && s.tp + s.fp == 0) continue;
-    out += fmt::format("{:<{}}  {:>9.3f}  {:>6.3f}  {:>6.3f}  {:>7}  {:>5}  {:>4} {:>4} {:>4}\n", s.name, w,
-                       s.precision(), s.precision_set(), s.recall(), s.support(), s.tp + s.fp, s.tp, s.fp, s.fn);
+    out += fmt::format("{:<{}}  {:>9.3f}  {:>6.3f}  {:>6.3f}  {:>6.3f}  {:>7}  {:>5}  {:>4} {:>4} {:>4}\n", s.name, w,
+                       s.precision(), s.precision_set(), s.recall(), s.recall_with_suggested(), s.support(),
+                       s.tp + s.fp, s.tp, s.fp, s.fn);
   }
 }
 
@@ -387,10 +395,11 @@ void check_rows(const std::vector<EvalScore>& rows, const json& want, const std:
     }
     for (const auto& [metric, floor] : floors.items()) {
       if (!floor.is_number()) continue;
-      double v = metric == "precision"       ? it->precision()
-                 : metric == "recall"        ? it->recall()
-                 : metric == "precision_set" ? it->precision_set()
-                                             : -1;
+      double v = metric == "precision"               ? it->precision()
+                 : metric == "recall"                ? it->recall()
+                 : metric == "precision_set"         ? it->precision_set()
+                 : metric == "recall_with_suggested" ? it->recall_with_suggested()
+                                                     : -1;
       if (v < 0) {
         fails.push_back(prefix + name + ": unknown metric " + metric);
       } else if (v + 1e-9 < floor.get<double>()) {

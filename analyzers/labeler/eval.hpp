@@ -41,11 +41,14 @@ struct EvalScore {
   std::string name;  // the axis ("hw") or the label ("performance")
   std::string axis;  // the axis the label belongs to (rows of labels); "implied" for labels the taxonomy implies
   int tp = 0, fp = 0, fn = 0;
-  int fp_unset = 0;  // false positives on issues where the tracker set no value of the axis (or label) at all
+  int fp_unset = 0;      // false positives on issues where the tracker set no value of the axis (or label) at all
+  int fn_suggested = 0;  // of the false negatives, those the labeler suggested (LabelResult::suggested)
   [[nodiscard]] int support() const { return tp + fn; }
   [[nodiscard]] double precision() const;      // tp / (tp + fp); 1 when nothing was given
   [[nodiscard]] double recall() const;         // tp / (tp + fn); 1 when the tracker never set it
   [[nodiscard]] double precision_set() const;  // precision on the issues where the tracker set the axis
+  // Recall of what was applied or suggested: how much of the tracker's labels a maintainer reading the comment sees.
+  [[nodiscard]] double recall_with_suggested() const;
 };
 
 struct EvalConfusion {

@@ -113,13 +113,17 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     if (!value) return;  // this tracker has no such value
     for (const auto& row : r.axes)
       if (row.axis == axis && row.value == *value) return;
+    if (d->suggest) {
+      r.suggested.push_back({std::string(axis), *value, d->reason, "suggested"});
+      return;
+    }
     const bool on_issue = d->reason.rfind("Set on the issue", 0) == 0;
     r.axes.push_back({std::string(axis), *value, d->reason, on_issue ? "issue" : d->fallback ? "default" : "rules"});
   };
   add("type", decide_type(c));
   add("test", decide_test(c));
   add("module", module);
-  add("priority", decide_priority(c, module));
+  add("priority", decide_priority(c, module && !module->suggest ? module : std::nullopt));
   add("hw", decide_hw(c));
   add("os", decide_os(c));
   add("dependency", decide_dependency(c));
@@ -148,9 +152,12 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     if (spec && !spec->applied) continue;
     if (std::find(r.labels.begin(), r.labels.end(), row.value) == r.labels.end()) r.labels.push_back(row.value);
   }
+  // A suggested value still says what kind of issue it is: `torch.compile` does not decide pytorch's module, but it
+  // does make the issue pt2's (module: inductor suggested, oncall: pt2 applied).
   for (const auto& imp : taxonomy.implies) {
     bool fire = std::any_of(imp.when.begin(), imp.when.end(), [&](const std::string& w) {
-      return std::find(r.labels.begin(), r.labels.end(), w) != r.labels.end();
+      return std::find(r.labels.begin(), r.labels.end(), w) != r.labels.end() ||
+             std::any_of(r.suggested.begin(), r.suggested.end(), [&](const AxisRow& s) { return s.value == w; });
     });
     if (fire && std::find(r.labels.begin(), r.labels.end(), imp.add) == r.labels.end()) r.labels.push_back(imp.add);
   }

@@ -82,6 +82,9 @@ struct LabelResult {
   std::vector<AxisRow> axes;
   std::vector<std::string> labels;  // exactly what would be applied (every applied axis' value, canonical spelling)
   std::vector<AxisRow> withheld;    // Layers::gated: values the rules gave and a gate withheld (layer "gate")
+  // Values with evidence too weak to apply (layer "suggested"): the bot's comment lists them with their reasons for a
+  // maintainer to apply by hand; never in `labels`.
+  std::vector<AxisRow> suggested;
   std::vector<ParsedCase> cases;
   int analyzed_case = 0;  // 1-based index of the analysed case; 0 when there are no cases
   bool need_split = false;

@@ -82,6 +82,11 @@ nlohmann::json to_json(const LabelResult& r) {
     for (const auto& a : r.withheld)
       out["withheld"].push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
   }
+  if (!r.suggested.empty()) {
+    out["suggested"] = nlohmann::json::array();
+    for (const auto& a : r.suggested)
+      out["suggested"].push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+  }
   return out;
 }
 
@@ -109,6 +114,13 @@ std::string render_comment(const IssueInput& issue, const LabelResult& r) {
     out += fmt::format("| {} | {} | {} |\n", a.axis, cell_text(a.value), cell_text(a.reason));
   out += fmt::format("\nTest cases ({}):\n", r.cases.size());
   for (std::size_t i = 0; i < r.cases.size(); ++i) out += "- " + case_line(r.cases[i], i == 0) + "\n";
+  if (!r.suggested.empty()) {
+    out +=
+        "\nSuggested, not applied (the evidence is a word in the description):\n\n| axis | value | reason |\n"
+        "| --- | --- | --- |\n";
+    for (const auto& a : r.suggested)
+      out += fmt::format("| {} | {} | {} |\n", a.axis, cell_text(a.value), cell_text(a.reason));
+  }
   if (!r.labels.empty()) {
     out += "\nLabels: ";
     for (std::size_t i = 0; i < r.labels.size(); ++i) out += (i ? ", `" : "`") + r.labels[i] + "`";

@@ -17,6 +17,9 @@ struct Decision {
   std::string key;        // taxonomy key ("e2e", "BMG", "bfloat16", "performance")
   std::string reason;     // one line quoting the evidence
   bool fallback = false;  // the taxonomy's default value: no rule fired (the learned layer may decide instead)
+  // Evidence too weak to apply on its own (a word in the body's prose, not in the title, a test id, an error or the
+  // repro): the value is suggested in the comment with its reason, never applied.
+  bool suggest = false;
 };
 
 struct Context {

@@ -44,6 +44,13 @@ Result<std::vector<PatternRule>> parse_rules(const json& arr, const char* what) 
         }
       }
     }
+    if (r.contains("weak")) {
+      if (!r["weak"].is_array()) return bad(std::string(what) + ".weak must be an array of strings");
+      for (const auto& p : r["weak"]) {
+        if (!p.is_string()) return bad(std::string(what) + ".weak must be an array of strings");
+        rule.weak.push_back(lower(p.get<std::string>()));
+      }
+    }
     if (r.contains("tag_aliases"))
       for (const auto& p : r["tag_aliases"])
         if (p.is_string()) rule.tag_only.push_back(lower(p.get<std::string>()));

@@ -31,6 +31,9 @@ struct PatternRule {
   std::string key;
   std::vector<std::string> patterns;  // lower-case; a leading '=' means "whole word" (non-alphanumeric around)
   std::vector<std::string> tag_only;  // hw: spellings that count only inside a title tag ("arc")
+  // modules: words that point at the module without deciding it ("torch.compile" is how any pt2 issue starts, not
+  // a sign of inductor): matched only when no other pattern of any module matched, and then only suggested.
+  std::vector<std::string> weak;
 };
 
 struct Implication {

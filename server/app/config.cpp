@@ -754,7 +754,10 @@ std::string apply_repo_key(std::string_view k, const toml::node& value, RepoSett
   if (k == "taxonomy" && !analyzers::labeler::load_taxonomy(text)) return "names no taxonomy (torch-xpu-ops, pytorch)";
   if (k == "label_layers" && !analyzers::labeler::layers_from_name(text))
     return "must be " + analyzers::labeler::layers_names_text();
-  (k == "repo" ? r.repo : k == "taxonomy" ? r.taxonomy : r.label_layers) = text;
+  if (k == "label_model") {
+    if (auto why = check_label_model(Value(text)); !why.empty()) return why;
+  }
+  (k == "repo" ? r.repo : k == "taxonomy" ? r.taxonomy : k == "label_layers" ? r.label_layers : r.label_model) = text;
   return "";
 }
 
@@ -771,12 +774,12 @@ void apply_github_repos(const toml::node& node, Settings& settings,
     RepoSettings r;
     bool ok = true;
     for (const auto& [key, value] : t) {
-      static constexpr std::string_view kKeys[] = {"repo",    "taxonomy", "label_layers", "label",
-                                                   "comment", "tracking", "checks"};
+      static constexpr std::string_view kKeys[] = {"repo",  "taxonomy", "label_layers", "label_model",
+                                                   "label", "comment",  "tracking",     "checks"};
       if (std::find(std::begin(kKeys), std::end(kKeys), key.str()) == std::end(kKeys)) {
         error(where(key.source()), "unknown key '" + std::string(key.str()) +
-                                       "' in [[github.repos]]; the keys are repo, taxonomy, label_layers, label, "
-                                       "comment, tracking, checks");
+                                       "' in [[github.repos]]; the keys are repo, taxonomy, label_layers, "
+                                       "label_model, label, comment, tracking, checks");
         ok = false;
       } else if (auto why = apply_repo_key(key.str(), value, r); !why.empty()) {
         error(where(value.source()), "[[github.repos]] " + std::string(key.str()) + " " + why);

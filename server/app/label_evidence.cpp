@@ -119,9 +119,9 @@ lb::LabelResult label_with_evidence(schema::Store& store, const lb::IssueInput& 
   return std::move(label_with_evidence(store, issue, taxonomy, unlimited)).value();
 }
 
-Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const GitHubSettings& gh) {
+Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const std::string& label_model) {
   PT_ASSIGN(auto taxonomy, lb::load_taxonomy(name));
-  PT_ASSIGN(taxonomy.model, lb::model_option(gh.label_model, taxonomy));
+  PT_ASSIGN(taxonomy.model, lb::model_option(label_model, taxonomy));
   return taxonomy;
 }
 
@@ -136,13 +136,14 @@ const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::strin
 }
 
 std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo) {
-  RepoSettings out{std::string(repo), gh.taxonomy, gh.label_layers};
+  RepoSettings out{std::string(repo), gh.taxonomy, gh.label_layers, gh.label_model};
   if (gh.repos.empty()) return out;
   const RepoSettings* listed = find_repo(gh.repos, repo);
   if (!listed) return std::nullopt;
   out = *listed;
   if (out.taxonomy.empty()) out.taxonomy = gh.taxonomy;
   if (out.label_layers.empty()) out.label_layers = gh.label_layers;
+  if (out.label_model.empty()) out.label_model = gh.label_model;
   return out;
 }
 

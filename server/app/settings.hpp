@@ -15,6 +15,7 @@ struct RepoSettings {
   std::string repo;          // "intel/torch-xpu-ops"; compared without regard to case
   std::string taxonomy;      // "" = [github] taxonomy
   std::string label_layers;  // "" = [github] label_layers
+  std::string label_model;   // "" = [github] label_model
   bool label = true;         // apply labels
   bool comment = true;       // keep the one bot comment
   bool tracking = true;      // keep the [[tracking]] issues of this repository

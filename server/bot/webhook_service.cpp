@@ -95,7 +95,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
   const Disposition what = served ? parsed.what : Disposition::ignored;
   std::optional<lb::Taxonomy> taxonomy;
   if (what == Disposition::label) {
-    PT_ASSIGN(taxonomy, bot_taxonomy(repo->taxonomy, gh));
+    PT_ASSIGN(taxonomy, bot_taxonomy(repo->taxonomy, repo->label_model));
   }
   auto& db = store.db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));

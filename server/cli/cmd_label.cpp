@@ -1,7 +1,8 @@
 // perftriage label [--json] --title T --body-file F [--labels a,b] [--taxonomy NAME|PATH] [--comment]
 //                  [--repo owner/name] [--number N] [--layers rules|model|both|gated] [--model PATH|none]
 // Each row says which layer decided it: rules, default (the taxonomy's fallback), issue (already set) or model; a
-// value the rules gave and a gate withheld (--layers gated) is listed too, as layer "gate", and not among the labels.
+// value the rules gave and a gate withheld (--layers gated) is listed too, as layer "gate", and one whose evidence is
+// too weak to apply as layer "suggested"; neither is among the labels.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -23,6 +24,7 @@ void print_table(const lb::LabelResult& r, std::ostream& out) {
   std::size_t w_axis = 4, w_value = 5, w_layer = 5;
   std::vector<lb::AxisRow> rows = r.axes;  // then the withheld ones, layer "gate"
   rows.insert(rows.end(), r.withheld.begin(), r.withheld.end());
+  rows.insert(rows.end(), r.suggested.begin(), r.suggested.end());
   for (const auto& a : rows) {
     w_axis = std::max(w_axis, a.axis.size());
     w_value = std::max(w_value, a.value.size());

@@ -25,7 +25,7 @@ Error bad(std::string code, std::string message, std::string field = {}) {
 // Over HTTP a taxonomy is a built-in name or an inline JSON object, never a path on the server. Without one the
 // request gets the bot's: [github] taxonomy with its [github] label_model, so the answer is what the bot would say.
 Result<lb::Taxonomy> request_taxonomy(const json& spec, const GitHubSettings& gh) {
-  if (spec.is_null()) return bot_taxonomy(gh.taxonomy, gh);
+  if (spec.is_null()) return bot_taxonomy(gh.taxonomy, gh.label_model);
   if (spec.is_object()) return lb::parse_taxonomy(spec);
   if (!spec.is_string()) return bad("bad_taxonomy", "taxonomy is a built-in name or a JSON object", "taxonomy");
   const auto names = lb::builtin_taxonomies();

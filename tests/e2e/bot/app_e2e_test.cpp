@@ -38,23 +38,18 @@ json installation_repositories(const std::string& action, const std::string& rep
 class AppE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("perftriage-app-" + std::to_string(getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    write_file(dir_ / "app.pem", app_key().private_pem);
-    write_file(dir_ / "secret", std::string(kSecret) + "\n");
+    write_file(dir_.path() / "app.pem", app_key().private_pem);
+    write_file(dir_.path() / "secret", std::string(kSecret) + "\n");
     github_.enable_app(kAppId, app_key().public_pem);
-    db_ = testing_support::e2e_db((dir_ / "db.sqlite").string());
+    db_ = testing_support::e2e_db((dir_.path() / "db.sqlite").string());
   }
-  void TearDown() override {
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { server_.reset(); }  // before the directory goes
   void start(std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"--db", db_, "--github-api", github_.base_url(), "--bot-login", kBot};
-    args.insert(args.end(), {"--github-app-id", kAppId, "--github-private-key-file", (dir_ / "app.pem").string()});
-    args.insert(args.end(), {"--webhook-secret-file", (dir_ / "secret").string(), "--github-min-interval-ms", "20"});
+    args.insert(args.end(),
+                {"--github-app-id", kAppId, "--github-private-key-file", (dir_.path() / "app.pem").string()});
+    args.insert(args.end(),
+                {"--webhook-secret-file", (dir_.path() / "secret").string(), "--github-min-interval-ms", "20"});
     args.insert(args.end(), {"--github-timeout-ms", "600", "--github-backoff-ms", "100", "--github-max-attempts", "3"});
     args.insert(args.end(), extra.begin(), extra.end());
     server_ = std::make_unique<ServerProcess>(PERFTRIAGE_BINARY, args);
@@ -69,7 +64,7 @@ class AppE2E : public ::testing::Test {
     return v;
   }
 
-  std::filesystem::path dir_;
+  TempDir dir_{"perftriage-app"};
   std::string db_;
   FakeGitHub github_;
   std::unique_ptr<ServerProcess> server_;
@@ -98,10 +93,10 @@ TEST_F(AppE2E, TwoInstallationsEachLabeledWithItsTaxonomyAndAnUnlistedRepository
   github_.install(kRepo, kInstallation);
   github_.install("pytorch/pytorch", 78);
   github_.install("Codertocat/Hello-World", 79);
-  write_file(dir_ / "perftriage.toml",
+  write_file(dir_.path() / "perftriage.toml",
              std::string("[[github.repos]]\nrepo = \"intel/torch-xpu-ops\"\ntaxonomy = \"torch-xpu-ops\"\n"
                          "[[github.repos]]\nrepo = \"pytorch/pytorch\"\ntaxonomy = \"pytorch\"\ncomment = false\n"));
-  start({"--config", (dir_ / "perftriage.toml").string()});
+  start({"--config", (dir_.path() / "perftriage.toml").string()});
   const std::string title = "[BMG] torch.compile inductor: ElectraForQuestionAnswering bf16 slower than eager";
   const auto opened = [&](const std::string& repo, std::int64_t number) {
     auto p = issue_payload("opened", "alice", {}, "The speedup is 0.66 on B580 with bfloat16.", title);

@@ -22,27 +22,20 @@ constexpr const char* kHeader = "dev,name,batch_size,speedup,abs_latency,compila
 class CheckE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("perftriage-check-" + std::to_string(getpid()) + "-" +
-                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     key_ = make_rsa_key();
-    write_file(dir_ / "app.pem", key_.private_pem);
-    write_file(dir_ / "token", std::string("ghp_test_token\n"));
-    write_file(dir_ / "perftriage.toml", std::string("[server]\npublic_url = \"") + kPublicUrl +
-                                             "\"\n[[github.repos]]\nrepo = \"" + kRepo + "\"\nchecks = true\n");
-    db_ = testing_support::e2e_db((dir_ / "db.sqlite").string());
+    write_file(dir_.path() / "app.pem", key_.private_pem);
+    write_file(dir_.path() / "token", std::string("ghp_test_token\n"));
+    write_file(dir_.path() / "perftriage.toml", std::string("[server]\npublic_url = \"") + kPublicUrl +
+                                                    "\"\n[[github.repos]]\nrepo = \"" + kRepo + "\"\nchecks = true\n");
+    db_ = testing_support::e2e_db((dir_.path() / "db.sqlite").string());
   }
-  void TearDown() override {
-    server_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { server_.reset(); }  // before the directory goes
   enum class Mode { app, token, dry_run };
   void start(Mode mode) {
     std::vector<std::string> args{"--db",
                                   db_,
                                   "--config",
-                                  (dir_ / "perftriage.toml").string(),
+                                  (dir_.path() / "perftriage.toml").string(),
                                   "--github-api",
                                   github_.base_url(),
                                   "--github-min-interval-ms",
@@ -52,10 +45,11 @@ class CheckE2E : public ::testing::Test {
     if (mode == Mode::app) {
       github_.enable_app("4242", key_.public_pem);
       github_.install(kRepo, 77);
-      args.insert(args.end(), {"--github-app-id", "4242", "--github-private-key-file", (dir_ / "app.pem").string()});
+      args.insert(args.end(),
+                  {"--github-app-id", "4242", "--github-private-key-file", (dir_.path() / "app.pem").string()});
     } else if (mode == Mode::token) {
       github_.enable_app("", "");  // the fake takes the token as GitHub would (no App checks)
-      args.insert(args.end(), {"--github-token-file", (dir_ / "token").string()});
+      args.insert(args.end(), {"--github-token-file", (dir_.path() / "token").string()});
     }
     server_ = std::make_unique<ServerProcess>(PERFTRIAGE_BINARY, args);
   }
@@ -76,7 +70,7 @@ class CheckE2E : public ::testing::Test {
     return json::parse(r.body).value("check", json());
   }
 
-  std::filesystem::path dir_;
+  TempDir dir_{"perftriage-check"};
   RsaKeyPair key_;
   std::string db_;
   FakeGitHub github_;

@@ -160,8 +160,10 @@ repo = "intel/torch-xpu-ops"
 repo = "pytorch/pytorch"
 taxonomy = "pytorch"
 label_layers = "gated"
+label_model = "none"
 comment = false
 tracking = false
+checks = true
 )",
                                  "t.toml", s);
   EXPECT_TRUE(errors.empty()) << all(errors);
@@ -173,6 +175,9 @@ tracking = false
   EXPECT_EQ(s.github.repos[1].label_layers, "gated");
   EXPECT_FALSE(s.github.repos[1].comment);
   EXPECT_FALSE(s.github.repos[1].tracking);
+  EXPECT_EQ(s.github.repos[1].label_model, "none");
+  EXPECT_FALSE(s.github.repos[0].checks);  // off unless asked for
+  EXPECT_TRUE(s.github.repos[1].checks);
 }
 
 TEST(ConfigToml, GithubReposNameEachMistakeWithItsLine) {
@@ -183,6 +188,7 @@ taxonomy = "/etc/passwd"
 label_layers = "all"
 comment = "no"
 colour = "red"
+label_model = "/nonexistent/model.json"
 
 [[github.repos]]
 taxonomy = "pytorch"
@@ -204,7 +210,8 @@ platforms = ["BMG"]
         "t.toml:3:12: [[github.repos]] taxonomy names no taxonomy",
         "t.toml:4:16: [[github.repos]] label_layers must be",
         "t.toml:5:11: [[github.repos]] comment must be true or false",
-        "t.toml:6:1: unknown key 'colour' in [[github.repos]]", "[[github.repos]] needs repo",
+        "t.toml:6:1: unknown key 'colour' in [[github.repos]]",
+        "t.toml:7:15: [[github.repos]] label_model is not a label model", "[[github.repos]] needs repo",
         "[[github.repos]] lists O/R twice", "[[tracking]] repo other/tracker is not in [[github.repos]]"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   }

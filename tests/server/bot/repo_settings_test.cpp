@@ -31,11 +31,13 @@ TEST(RepoSettingsLookup, WithoutAListEveryRepositoryGetsTheGithubKeys) {
 TEST(RepoSettingsLookup, AListedRepositoryIsFoundInAnyCaseWithGithubKeysFillingItsGaps) {
   GitHubSettings gh;
   gh.label_layers = "rules";
-  gh.repos.push_back({"pytorch/pytorch", "pytorch", "", true, false, true});
+  gh.label_model = "none";
+  gh.repos.push_back({"pytorch/pytorch", "pytorch", "", "", true, false, true});
   const auto r = repo_settings(gh, "PyTorch/PyTorch");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->taxonomy, "pytorch");
   EXPECT_EQ(r->label_layers, "rules");
+  EXPECT_EQ(r->label_model, "none");  // [github]'s, where the repository names none
   EXPECT_FALSE(r->comment);
   EXPECT_FALSE(repo_settings(gh, "intel/torch-xpu-ops"));
 }
@@ -58,8 +60,8 @@ class RepoDeliveries : public ::testing::Test {
     auto s = testing_support::open_test_store();
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_.emplace(std::move(*s));
-    gh_.repos.push_back({"intel/torch-xpu-ops", "torch-xpu-ops", "", true, true, true});
-    gh_.repos.push_back({"pytorch/pytorch", "pytorch", "rules", true, false, true});
+    gh_.repos.push_back({"intel/torch-xpu-ops", "torch-xpu-ops", "", "", true, true, true});
+    gh_.repos.push_back({"pytorch/pytorch", "pytorch", "rules", "none", true, false, true});
   }
   std::vector<schema::OutboxRow> outbox(const std::string& repo) {
     auto rows = schema::list_outbox(store_->db(), std::nullopt, -1);
