@@ -652,6 +652,24 @@ TEST(ConfigDocs, DocsListEveryKeyOfTheTable) {
   }
 }
 
+// The settings docs/github.md tells a maintainer to write are read without a mistake: its TOML blocks, as written.
+TEST(ConfigDocs, TheGithubGuidesSettingsAreValid) {
+  const std::string doc = read(std::filesystem::path(PERFTRIAGE_SOURCE_DIR) / "docs" / "github.md");
+  ASSERT_FALSE(doc.empty());
+  int blocks = 0;
+  for (std::size_t at = doc.find("```toml\n"); at != std::string::npos; at = doc.find("```toml\n", at)) {
+    const auto start = at + 8;
+    const auto end = doc.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    Settings s;
+    const auto errors = apply_toml(doc.substr(start, end - start), "docs/github.md", s);
+    EXPECT_TRUE(errors.empty()) << "block " << blocks << ": " << all(errors);
+    ++blocks;
+    at = end + 3;
+  }
+  EXPECT_GE(blocks, 2);  // the App's settings and the repositories' list
+}
+
 // deploy/perftriage.toml has every key, at its default except where a deployment must differ, and nothing else.
 TEST(ConfigDocs, ExampleConfigHasEveryKeyAtItsDefault) {
   const auto path = std::filesystem::path(PERFTRIAGE_SOURCE_DIR) / "deploy" / "perftriage.toml";
