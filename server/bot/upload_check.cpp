@@ -95,7 +95,7 @@ Result<std::optional<UploadCheckRequest>> upload_check_request(const UploadMeta&
     return bad("commit", "repo needs commit: the SHA (7-40 lower-case hex digits) the verdict is posted on, got '" +
                              meta.commit + "'");
   }
-  UploadCheckRequest r{meta.repo, meta.commit, 0, meta.baseline.empty() ? "previous" : meta.baseline};
+  UploadCheckRequest r{meta.repo, meta.commit, 0, meta.baseline.empty() ? "previous" : meta.baseline, meta.platform};
   if (!meta.pull_request.empty()) {
     const auto* end = meta.pull_request.data() + meta.pull_request.size();
     const auto [ptr, ec] = std::from_chars(meta.pull_request.data(), end, r.pull_request);
@@ -165,7 +165,8 @@ nlohmann::json queue_upload_check(AppContext& app, schema::Store& store, const s
   const Comparison* c = comparison ? &*comparison : nullptr;
   const std::string link = c ? compare_link(app.settings().public_url, c->base.meta.key, run_key) : "";
   const auto report = check_report(c, request.baseline, c ? "" : comparison.error().message, link);
-  const std::string platform = c ? c->target.meta.platform : run_key;
+  // The stored run's spelling of its platform when there is a comparison; the upload's otherwise (a first run).
+  const std::string platform = c ? c->target.meta.platform : request.platform.empty() ? run_key : request.platform;
   json check{{"sha", request.sha},
              {"name", "perftriage / " + platform},
              {"conclusion", report.conclusion},

@@ -25,6 +25,7 @@ struct UploadCheckRequest {
   std::string sha;                // the commit (the upload's `commit`)
   std::int64_t pull_request = 0;  // 0 = no comment
   std::string baseline = "previous";
+  std::string platform;  // the upload's: names the check and the comment's marker
 };
 
 // The upload's repo / pr / commit / baseline as a request: nullopt when it names no repository (no check asked for);

@@ -95,6 +95,7 @@ TEST_F(CheckE2E, APullRequestThatRegressesGetsAFailingCheckRunAndOneCommentEdite
   const auto runs = github_.check_runs(kRepo);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0]["conclusion"], "neutral");
+  EXPECT_EQ(runs[0]["name"], "perftriage / BMG");  // one check per platform, with or without a baseline
   const auto& failing = runs[1];
   EXPECT_EQ(failing["head_sha"], "bbbbbbb");
   EXPECT_EQ(failing["name"], "perftriage / BMG");
