@@ -355,15 +355,14 @@ std::optional<Decision> decide_module(const Context& c) {
   for (const auto& rule : c.tax->modules)
     for (const auto& p : rule.patterns)
       if (matches_pattern(sources.front().text, p))
-        return Decision{rule.key, "`" + (p.front() == '=' ? p.substr(1) : p) + "` in the title."};
+        return Decision{rule.key, "`" + pattern_text(p) + "` in the title."};
   for (const auto& rule : c.tax->modules) {
     for (const auto& s : sources) {
       tick(c.budget);
       if (s.text == "\x01" + rule.key) return Decision{rule.key, "Title tag " + s.what.substr(10) + "."};
       for (const auto& p : rule.patterns)
         if (matches_pattern(s.text, p)) {
-          auto pat = p.front() == '=' ? p.substr(1) : p;
-          return Decision{rule.key, "`" + pat + "` in the " + s.what + "."};
+          return Decision{rule.key, "`" + pattern_text(p) + "` in the " + s.what + "."};
         }
     }
   }
@@ -372,8 +371,7 @@ std::optional<Decision> decide_module(const Context& c) {
   for (const auto& rule : c.tax->modules)
     for (const auto& p : rule.patterns)
       if (matches_pattern(c.claims_lower, p)) {
-        auto pat = p.front() == '=' ? p.substr(1) : p;
-        return Decision{rule.key, "`" + pat + "` in the description.", false, true};
+        return Decision{rule.key, "`" + pattern_text(p) + "` in the description.", false, true};
       }
   // Weak words anywhere, only suggested (PatternRule::weak): "torch.compile" in a title gave module: inductor on 8
   // pytorch issues of the committed set that the tracker filed under oncall: pt2 without it.
@@ -382,8 +380,7 @@ std::optional<Decision> decide_module(const Context& c) {
     for (const auto& s : sources)
       for (const auto& p : rule.weak)
         if (matches_pattern(s.text, p))
-          return Decision{rule.key, "`" + (p.front() == '=' ? p.substr(1) : p) + "` in the " + s.what + ".", false,
-                          true};
+          return Decision{rule.key, "`" + pattern_text(p) + "` in the " + s.what + ".", false, true};
   return std::nullopt;
 }
 

@@ -16,6 +16,10 @@ std::vector<std::string> split_lines(std::string_view s);
 bool contains_word(std::string_view hay_lower, std::string_view needle);
 // A taxonomy pattern: plain substring, or "=word" for a whole-word match. `hay_lower` must be lower-case.
 bool matches_pattern(std::string_view hay_lower, std::string_view pattern);
+// A pattern as a reason quotes it: without the leading '=' of a whole-word pattern.
+inline std::string pattern_text(std::string_view pattern) {
+  return std::string(!pattern.empty() && pattern.front() == '=' ? pattern.substr(1) : pattern);
+}
 // Drops http(s):// and www. addresses (a suite name inside a URL is no evidence).
 std::string strip_urls(std::string_view s);
 // First number in s ("0.662", "12.5%", "1.2x"); nullopt when none.

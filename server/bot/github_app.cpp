@@ -65,13 +65,6 @@ std::int64_t system_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-GitHubResponse refused(std::string why) {
-  GitHubResponse r;
-  r.refused = true;
-  r.transport_error = "not sent: " + std::move(why);
-  return r;
-}
-
 }  // namespace
 
 Result<std::string> app_jwt(const GitHubAppIdentity& app, std::int64_t now_s) {
@@ -111,7 +104,7 @@ Result<std::shared_ptr<GitHubAppAuth>> GitHubAppAuth::create(GitHubAppIdentity a
 
 std::variant<std::string, GitHubResponse> GitHubAppAuth::jwt_header() {
   auto jwt = app_jwt(app_, clock_());
-  if (!jwt) return refused(jwt.error().message);
+  if (!jwt) return not_sent(jwt.error().message);
   return "Bearer " + *jwt;
 }
 
@@ -122,12 +115,12 @@ std::variant<std::int64_t, GitHubResponse> GitHubAppAuth::installation_of(const 
   ++stats_.lookups;
   auto answer = send("GET", "/repos/" + repo + "/installation", std::get<std::string>(jwt));
   if (answer.status == 404)
-    return refused("the App is not installed on " + repo + " (GET /repos/" + repo +
-                   "/installation: 404; install it there, or leave the repository out)");
+    return not_sent("the App is not installed on " + repo + " (GET /repos/" + repo +
+                    "/installation: 404; install it there, or leave the repository out)");
   if (!answer.ok()) return answer;
   const auto body = answer.json();
   if (!body.is_object() || !body.contains("id") || !body["id"].is_number_integer()) {
-    return refused("GET /repos/" + repo + "/installation answered without an installation id");
+    return not_sent("GET /repos/" + repo + "/installation answered without an installation id");
   }
   const auto id = body["id"].get<std::int64_t>();
   installations_[repo] = id;
@@ -150,7 +143,7 @@ std::variant<std::string, GitHubResponse> GitHubAppAuth::token_of(std::int64_t i
                            ? parse_github_time(body["expires_at"].get<std::string>())
                            : std::nullopt;
   if (!body.contains("token") || !body["token"].is_string() || !expires) {
-    return refused("POST " + path + " answered without a token and its expires_at");
+    return not_sent("POST " + path + " answered without a token and its expires_at");
   }
   tokens_[installation] = {body["token"].get<std::string>(), *expires};
   return "token " + body["token"].get<std::string>();

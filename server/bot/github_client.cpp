@@ -68,10 +68,7 @@ std::optional<GitHubResponse> refusal(std::string_view repo, std::optional<std::
   } else {
     return std::nullopt;
   }
-  GitHubResponse refused;
-  refused.refused = true;
-  refused.transport_error = "not sent: " + why;
-  return refused;
+  return not_sent(std::move(why));
 }
 
 void global_init() {
@@ -80,6 +77,13 @@ void global_init() {
 }
 
 }  // namespace
+
+GitHubResponse not_sent(std::string why) {
+  GitHubResponse r;
+  r.refused = true;
+  r.transport_error = "not sent: " + std::move(why);
+  return r;
+}
 
 std::string GitHubResponse::header(const std::string& lower_name) const {
   auto it = headers.find(lower_name);
@@ -234,12 +238,7 @@ GitHubResponse GitHubClient::create_check_run(std::string_view repo, const nlohm
 
 GitHubResponse GitHubClient::create_status(std::string_view repo, std::string_view sha, const nlohmann::json& status) {
   if (auto refused = refusal(repo)) return *refused;
-  if (!is_commit_sha(sha)) {
-    GitHubResponse r;
-    r.refused = true;
-    r.transport_error = "not sent: not a commit SHA (7-40 hex digits): '" + std::string(sha) + "'";
-    return r;
-  }
+  if (!is_commit_sha(sha)) return not_sent("not a commit SHA (7-40 hex digits): '" + std::string(sha) + "'");
   return request("POST", "/repos/" + std::string(repo) + "/statuses/" + std::string(sha), status);
 }
 

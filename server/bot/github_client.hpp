@@ -34,6 +34,10 @@ struct GitHubResponse {
   [[nodiscard]] nlohmann::json json() const;  // discarded value when the body is not JSON
 };
 
+// An answer for a request that was not sent because retrying cannot help (GitHubResponse::refused): the outbox fails
+// it at once with "not sent: <why>".
+GitHubResponse not_sent(std::string why);
+
 struct GitHubClientConfig {
   std::string api_base = "https://api.github.com";
   std::string token;
