@@ -74,7 +74,7 @@ struct Tallies {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::int64_t>> confusions;
 };
 
-void score_axis(Tallies& t, const std::string& axis, const std::set<std::string>& want,
+void score_axis(Tallies& t, const std::string& axis, const AxisSpec* spec, const std::set<std::string>& want,
                 const std::set<std::string>& got, const std::set<std::string>& suggested) {
   auto& a = t.axes[axis];
   for (const auto& g : got) {
@@ -84,7 +84,7 @@ void score_axis(Tallies& t, const std::string& axis, const std::set<std::string>
       ++a.tp, ++l.tp;
     } else {
       ++a.fp, ++l.fp;
-      if (want.empty()) ++a.fp_unset, ++l.fp_unset;
+      if (spec ? !spec->judged(g, want) : want.empty()) ++a.fp_unset, ++l.fp_unset;
     }
   }
   for (const auto& w : want)
@@ -131,12 +131,12 @@ EvalIssueResult score_issue(const EvalIssue& is, const Taxonomy& tax, Layers lay
   for (const auto& a : axes) {
     const auto& w = want[a];
     const auto& g = got[a];
-    score_axis(t, a, w, g, suggested[a]);
+    const auto* spec = tax.axis(a);
+    score_axis(t, a, spec, w, g, suggested[a]);
     for (const auto& x : w)
       if (!g.count(x)) out.missing.push_back(x);
     for (const auto& x : g)
       if (!w.count(x)) out.extra.push_back(x);
-    const auto* spec = tax.axis(a);
     if (!spec || spec->multi || w.empty()) continue;
     for (const auto& x : g) {
       if (w.count(x)) continue;
@@ -154,6 +154,38 @@ double EvalScore::precision() const { return ratio(tp, tp + fp); }
 double EvalScore::recall() const { return ratio(tp, tp + fn); }
 double EvalScore::precision_set() const { return ratio(tp, tp + fp - fp_unset); }
 double EvalScore::recall_with_suggested() const { return ratio(tp + fn_suggested, tp + fn); }
+
+Result<TimeSplit> parse_split(std::string_view text, const std::string& file) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object())
+    return make_error(ErrorKind::invalid_input, "bad_split", "a split is a JSON object {\"owner/name\": N}", file);
+  TimeSplit out;
+  for (const auto& [repo, n] : j.items()) {
+    if (repo.rfind('_', 0) == 0) continue;
+    if (!n.is_number_integer() || n.get<std::int64_t>() < 1)
+      return make_error(ErrorKind::invalid_input, "bad_split", "'" + repo + "' must map to an issue number", file);
+    out.emplace(repo, n.get<std::int64_t>());
+  }
+  return out;
+}
+
+std::optional<SplitPart> split_part_from_name(std::string_view name) {
+  if (name == "older") return SplitPart::older;
+  if (name == "newer") return SplitPart::newer;
+  return std::nullopt;
+}
+
+Result<std::vector<EvalIssue>> split_part(std::vector<EvalIssue> set, const TimeSplit& split, SplitPart part) {
+  std::vector<EvalIssue> out;
+  for (auto& is : set) {
+    const auto it = split.find(is.repo);
+    if (it == split.end())
+      return make_error(ErrorKind::invalid_input, "bad_split",
+                        "the split does not name " + is.repo + " (issue #" + std::to_string(is.number) + ")");
+    if ((is.number >= it->second) == (part == SplitPart::newer)) out.push_back(std::move(is));
+  }
+  return out;
+}
 
 Result<std::vector<EvalIssue>> parse_eval_set(std::string_view text, const std::string& file) {
   std::vector<EvalIssue> out;

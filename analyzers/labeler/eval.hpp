@@ -30,6 +30,16 @@ struct EvalIssue {
 // One issue per non-empty line; a bad line is invalid_input naming `file` and the line.
 Result<std::vector<EvalIssue>> parse_eval_set(std::string_view text, const std::string& file = {});
 
+// A time split of real issues, to evaluate on issues nothing was tuned on: per repository ("owner/name"), the number
+// of the first issue of the newer part (a tracker's issue numbers grow with time). The file: {"owner/name": N, ...},
+// keys starting with '_' (a comment) ignored.
+using TimeSplit = std::map<std::string, std::int64_t>;
+Result<TimeSplit> parse_split(std::string_view text, const std::string& file = {});
+enum class SplitPart { older, newer };
+std::optional<SplitPart> split_part_from_name(std::string_view name);  // "older", "newer"
+// The issues of `set` in one part; an issue of a repository the split does not name is invalid_input.
+Result<std::vector<EvalIssue>> split_part(std::vector<EvalIssue> set, const TimeSplit& split, SplitPart part);
+
 // (axis, canonical label) of a label as a tracker set it, through the taxonomy's legacy map; axis "implied" for a
 // label the taxonomy implies; nullopt when it is outside every applied axis (and so not scored or learned).
 std::optional<std::pair<std::string, std::string>> tracker_label(const Taxonomy& t, std::string_view label);
@@ -41,7 +51,8 @@ struct EvalScore {
   std::string name;  // the axis ("hw") or the label ("performance")
   std::string axis;  // the axis the label belongs to (rows of labels); "implied" for labels the taxonomy implies
   int tp = 0, fp = 0, fn = 0;
-  int fp_unset = 0;      // false positives on issues where the tracker set no value of the axis (or label) at all
+  // False positives on issues where the tracker set no value of the axis (or of the label's group, AxisSpec::groups).
+  int fp_unset = 0;
   int fn_suggested = 0;  // of the false negatives, those the labeler suggested (LabelResult::suggested)
   [[nodiscard]] int support() const { return tp + fn; }
   [[nodiscard]] double precision() const;      // tp / (tp + fp); 1 when nothing was given

@@ -7,8 +7,6 @@
 #include <map>
 #include <set>
 
-#include "analyzers/labeler/eval.hpp"
-#include "analyzers/labeler/labeler.hpp"
 #include "analyzers/labeler/model.hpp"
 
 namespace perftriage::analyzers::labeler {
@@ -27,32 +25,24 @@ struct LabelSamples {
 
 double f1(int tp, int fp, int fn) { return tp == 0 ? 0.0 : 2.0 * tp / (2.0 * tp + fp + fn); }
 
-// The canonical labels the tracker set on `issue`, through the taxonomy's legacy map.
-std::set<std::string> tracker_labels(const Taxonomy& taxonomy, const EvalIssue& issue) {
-  std::set<std::string> out;
-  for (const auto& l : issue.labels)
-    if (auto t = tracker_label(taxonomy, l)) out.insert(t->second);
-  return out;
-}
-
-// Scores one held-out fold: the rules on each of its issues, the fold's model on each value they gave.
-void score_fold(const std::vector<const EvalIssue*>& held_out, const Taxonomy& taxonomy, const LabelModel& fold_model,
-                const std::set<std::string>& modelled, std::map<std::string, LabelSamples>& out) {
-  for (const auto* is : held_out) {
-    const auto r = label_issue({is->title, is->body, {}, is->repo, is->number}, taxonomy, {}, Layers::rules);
+// The rules' values of the modelled labels on each held-out issue, with the fold model's probability of each.
+std::map<std::string, LabelSamples> gate_samples(const std::vector<HeldOut>& runs,
+                                                 const std::set<std::string>& modelled) {
+  std::map<std::string, LabelSamples> out;
+  for (const auto& run : runs) {
     std::map<std::string, double> p;
-    for (const auto& v : predict(fold_model, is->title, is->body)) p[v.label] = v.p;
-    const auto expected = tracker_labels(taxonomy, *is);
+    for (const auto& v : run.votes) p[v.label] = v.p;
     std::set<std::string> given;
-    for (const auto& row : r.axes)
+    for (const auto& row : run.rules.axes)
       if (row.layer == "rules" && modelled.count(row.value)) given.insert(row.value);
     for (const auto& label : given) {
       const auto it = p.find(label);  // a label the fold had too few issues of has no model there: kept
-      out[label].given.push_back({it == p.end() ? 1.0 : it->second, expected.count(label) > 0});
+      out[label].given.push_back({it == p.end() ? 1.0 : it->second, run.expected.count(label) > 0});
     }
-    for (const auto& label : expected)
+    for (const auto& label : run.expected)
       if (modelled.count(label) && !given.count(label)) ++out[label].missed;
   }
+  return out;
 }
 
 GateReport choose_gate(const std::string& label, const LabelSamples& s, const TrainSettings& settings) {
@@ -87,28 +77,10 @@ GateReport choose_gate(const std::string& label, const LabelSamples& s, const Tr
 
 }  // namespace
 
-std::vector<GateReport> fit_gates(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
-                                  const TrainSettings& settings, LabelModel& model) {
-  const int folds = settings.gate_folds;
-  if (folds < 2 || history.size() < static_cast<std::size_t>(folds)) return {};
+std::vector<GateReport> fit_gates(const std::vector<HeldOut>& runs, const TrainSettings& settings, LabelModel& model) {
   std::set<std::string> modelled;
   for (const auto& lw : model.labels) modelled.insert(lw.label);
-  TrainSettings fold_settings = settings;
-  fold_settings.gate_folds = 0;
-  std::map<std::string, LabelSamples> samples;
-  for (int k = 0; k < folds; ++k) {
-    std::vector<EvalIssue> train;
-    std::vector<const EvalIssue*> held_out;
-    for (std::size_t i = 0; i < history.size(); ++i) {
-      if (static_cast<int>(i % static_cast<std::size_t>(folds)) == k)
-        held_out.push_back(&history[i]);
-      else
-        train.push_back(history[i]);
-    }
-    auto fold_model = train_model(train, taxonomy, fold_settings);
-    if (!fold_model) continue;  // an empty training part (fewer issues than folds is refused above)
-    score_fold(held_out, taxonomy, *fold_model, modelled, samples);
-  }
+  const auto samples = gate_samples(runs, modelled);
   std::vector<GateReport> out;
   for (auto& lw : model.labels) {
     lw.gate = 0;

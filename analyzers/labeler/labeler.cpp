@@ -54,16 +54,15 @@ void withhold_gated(LabelResult& r, const std::vector<ModelVote>& votes, const L
 // The learned layer after the rules (see Layers): with `gated_except` (Layers::gated: the issue's own labels) first
 // withholds the gated rules values, then fills a single-valued axis that has no value or only its default, and adds
 // values of multi-valued axes, each at or above the model's threshold.
-void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const LabelModel& model,
-                 const std::set<std::string>* gated_except) {
+void apply_model(LabelResult& r, const std::vector<ModelVote>& votes, const Taxonomy& taxonomy, const LabelModel& model,
+                 const std::set<std::string>* gated_except, double threshold) {
   std::set<std::string> filled;  // single-valued axes the model decided here
-  const auto votes = predict(model, issue.title, issue.body);
   if (gated_except) withhold_gated(r, votes, model, *gated_except);
   for (const auto& v : votes) {
-    if (v.p < model.threshold) break;  // highest first
+    if (v.p < threshold) break;  // highest first
     const std::string reason = "Learned from the tracker: " + v.reason() + ".";
     if (v.axis == "implied") {  // a label the taxonomy implies (pytorch's oncall: pt2), learned on its own
-      if (!implied_by_rows(r, taxonomy, v.label)) r.axes.push_back({v.axis, v.label, reason, "model"});
+      if (!implied_by_rows(r, taxonomy, v.label)) r.axes.push_back({v.axis, v.label, reason, "model", {}});
       continue;
     }
     const auto* spec = taxonomy.axis(v.axis);
@@ -73,14 +72,14 @@ void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxono
       if (same_axis != r.axes.end() && same_axis->layer != "default") continue;  // the rules decided
       filled.insert(v.axis);
       if (same_axis != r.axes.end()) {
-        *same_axis = {v.axis, v.label, reason, "model"};
+        *same_axis = {v.axis, v.label, reason, "model", {}};
         continue;
       }
     } else if (std::any_of(r.axes.begin(), r.axes.end(),
                            [&](const AxisRow& a) { return a.axis == v.axis && a.value == v.label; })) {
       continue;
     }
-    r.axes.push_back({v.axis, v.label, reason, "model"});
+    r.axes.push_back({v.axis, v.label, reason, "model", {}});
   }
   // A default is a guess, not a rule's decision: where the model knows that value and did not confirm it (or pick
   // another), the tracker would most likely leave the axis unset, so the default goes.
@@ -89,6 +88,48 @@ void apply_model(LabelResult& r, const IssueInput& issue, const Taxonomy& taxono
     return std::any_of(model.labels.begin(), model.labels.end(),
                        [&](const LabelWeights& w) { return w.label == a.value; });
   });
+}
+
+// Layers::tiered: a value the rules or the model gave stays applied when its calibrated probability reaches the model's
+// apply_at; the others become suggestions with that probability in their reason. Values on the issue are the
+// maintainers' and stay; native fields (an axis that is never a label) are not labels to apply or suggest.
+void apply_tiers(LabelResult& r, const std::vector<ModelVote>& votes, const Taxonomy& taxonomy, const LabelModel& model,
+                 const std::set<std::string>& on_issue) {
+  std::vector<AxisRow> kept;
+  for (auto& a : r.axes) {
+    const auto* spec = taxonomy.axis(a.axis);
+    if (a.layer == "issue" || on_issue.count(a.value) || (spec && !spec->applied)) {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    const auto v = std::find_if(votes.begin(), votes.end(), [&](const ModelVote& mv) { return mv.label == a.value; });
+    const auto* cal = model.calibrated(a.value, a.layer == "model" ? "model" : "rules");
+    a.p = cal ? cal->at(v == votes.end() ? 1.0 : v->p) : 0.0;
+    if (cal && *a.p >= model.apply_at) {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    a.reason = cal ? fmt::format("Likely, p {:.2f} (applied from {:.2f}). {}", *a.p, model.apply_at, a.reason)
+                   : "Never proposed on the tracker's history, so not applied. " + a.reason;
+    a.layer = "suggested";
+    r.suggested.push_back(std::move(a));
+  }
+  r.axes = std::move(kept);
+}
+
+// The learned layer after the rules, as `layers` asks (gated, tiered or plain).
+void apply_learned(LabelResult& r, const IssueInput& issue, const Taxonomy& taxonomy, const Context& c, Layers layers) {
+  std::set<std::string> on_issue;  // the issue's own labels, canonical: never withheld
+  for (const auto& [axis, found] : c.existing)
+    for (const auto& [key, spelled] : found)
+      if (auto v = taxonomy.label_for(axis, key)) on_issue.insert(*v);
+  const auto& model = *taxonomy.model;
+  const auto votes = predict(model, issue.title, issue.body);
+  const bool tiered = layers == Layers::tiered;
+  apply_model(r, votes, taxonomy, model, layers == Layers::gated ? &on_issue : nullptr,
+              tiered ? std::min(model.suggest_from, model.threshold) : model.threshold);
+  if (tiered) apply_tiers(r, votes, taxonomy, model, on_issue);
+  r.need_split = std::any_of(r.axes.begin(), r.axes.end(), [](const AxisRow& a) { return a.axis == "triage"; });
 }
 
 LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence, Budget* budget,
@@ -114,11 +155,17 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     for (const auto& row : r.axes)
       if (row.axis == axis && row.value == *value) return;
     if (d->suggest) {
-      r.suggested.push_back({std::string(axis), *value, d->reason, "suggested"});
+      r.suggested.push_back({std::string(axis), *value, d->reason, "suggested", {}});
       return;
     }
     const bool on_issue = d->reason.rfind("Set on the issue", 0) == 0;
-    r.axes.push_back({std::string(axis), *value, d->reason, on_issue ? "issue" : d->fallback ? "default" : "rules"});
+    r.axes.push_back({std::string(axis),
+                      *value,
+                      d->reason,
+                      on_issue      ? "issue"
+                      : d->fallback ? "default"
+                                    : "rules",
+                      {}});
   };
   add("type", decide_type(c));
   add("test", decide_test(c));
@@ -139,12 +186,7 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
   if (layers == Layers::model) r.axes.clear();
   if (layers != Layers::rules && taxonomy.model) {
     check(budget);
-    std::set<std::string> on_issue;  // the issue's own labels, canonical: never withheld
-    for (const auto& [axis, found] : c.existing)
-      for (const auto& [key, spelled] : found)
-        if (auto v = taxonomy.label_for(axis, key)) on_issue.insert(*v);
-    apply_model(r, issue, taxonomy, *taxonomy.model, layers == Layers::gated ? &on_issue : nullptr);
-    r.need_split = std::any_of(r.axes.begin(), r.axes.end(), [](const AxisRow& a) { return a.axis == "triage"; });
+    apply_learned(r, issue, taxonomy, c, layers);
   }
 
   for (const auto& row : r.axes) {
@@ -218,9 +260,10 @@ std::string_view layers_name(Layers l) {
     case Layers::rules: return "rules";
     case Layers::model: return "model";
     case Layers::both: return "both";
-    case Layers::gated: break;
+    case Layers::gated: return "gated";
+    case Layers::tiered: break;
   }
-  return "gated";
+  return "tiered";
 }
 
 std::optional<Layers> layers_from_name(std::string_view name) {

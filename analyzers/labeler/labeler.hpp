@@ -53,8 +53,11 @@ using EvidenceLookup = std::function<std::optional<CaseEvidence>(const ParsedCas
 struct AxisRow {
   std::string axis, value, reason;
   // Which layer decided it: "rules", "default" (the taxonomy's fallback value, no rule fired), "issue" (set on the
-  // issue already) or "model" (the learned layer, model.hpp); "gate" on a row Layers::gated withheld.
+  // issue already) or "model" (the learned layer, model.hpp); "gate" on a row Layers::gated withheld, "suggested" on
+  // a suggestion.
   std::string layer = "rules";
+  // Layers::tiered: the calibrated probability that the tracker keeps it (model.hpp Calibration).
+  std::optional<double> p;
 };
 
 // The layers that label: the rules, the taxonomy's learned model (Taxonomy::model), or both. With both the rules
@@ -62,12 +65,14 @@ struct AxisRow {
 // a value of a multi-valued axis the rules did not give, each at or above the model's threshold. Gated is both, and
 // then a value the rules gave is withheld where the model's gate says the tracker would leave it off
 // (LabelWeights::gate): labels as the tracker habitually sets them rather than everything the issue states. Opt-in:
-// the seed's own triage names dtype and mode, which intel/torch-xpu-ops' history rarely carries.
-enum class Layers { rules, model, both, gated };
-inline constexpr Layers kAllLayers[] = {Layers::rules, Layers::model, Layers::both, Layers::gated};
+// the seed's own triage names dtype and mode, which intel/torch-xpu-ops' history rarely carries. Tiered is both, with
+// the model proposing down to its suggest_from, and then every value applied only when its calibrated probability
+// (LabelModel::calibration) reaches the model's apply_at; the rest become suggestions with that probability.
+enum class Layers { rules, model, both, gated, tiered };
+inline constexpr Layers kAllLayers[] = {Layers::rules, Layers::model, Layers::both, Layers::gated, Layers::tiered};
 std::string_view layers_name(Layers l);
-std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both", "gated"
-// The names for a message that says what is accepted: "rules, model, both or gated" (`also` joins as the last one).
+std::optional<Layers> layers_from_name(std::string_view name);  // "rules", "model", "both", "gated", "tiered"
+// The names for a message that says what is accepted: "rules, model, both, gated or tiered" (`also` joins last).
 std::string layers_names_text(std::string_view also = {});
 
 // Which inputs were cut to the caps of LabelSettings before labeling.

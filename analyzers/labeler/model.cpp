@@ -94,7 +94,8 @@ Corpus build_corpus(const std::vector<EvalIssue>& history, const TrainSettings& 
 }
 
 // One binary logistic regression: full-batch gradient, AdaGrad steps, L2 on the weights (not the bias).
-void fit(const Corpus& c, const std::vector<char>& y, const TrainSettings& s, double& bias, std::vector<double>& w) {
+void fit(const Corpus& c, const std::vector<char>& y, const std::vector<double>& weight, const TrainSettings& s,
+         double& bias, std::vector<double>& w) {
   const std::size_t n = c.docs.size();
   w.assign(c.vocab.size(), 0.0);
   std::vector<double> grad(w.size()), acc(w.size(), 0.0);
@@ -106,7 +107,7 @@ void fit(const Corpus& c, const std::vector<char>& y, const TrainSettings& s, do
     for (std::size_t i = 0; i < n; ++i) {
       double z = bias;
       for (int f : c.docs[i]) z += w[static_cast<std::size_t>(f)];
-      const double g = (sigmoid(z) - (y[i] ? 1.0 : 0.0)) / static_cast<double>(n);
+      const double g = weight[i] * (sigmoid(z) - (y[i] ? 1.0 : 0.0)) / static_cast<double>(n);
       grad_b += g;
       for (int f : c.docs[i]) grad[static_cast<std::size_t>(f)] += g;
     }
@@ -129,6 +130,29 @@ std::map<std::string, double> prune(const Corpus& c, const std::vector<double>& 
   if (order.size() > s.max_weights) order.resize(s.max_weights);
   std::map<std::string, double> out;
   for (auto f : order) out[c.vocab[f]] = round4(w[f]);
+  return out;
+}
+
+// The history with each correction applied to its issue (an added label put on, a removed one taken off), and
+// (issue index, label) -> the correction's weight. Corrections naming no issue of the history are skipped.
+std::vector<EvalIssue> corrected(const std::vector<EvalIssue>& history, const Taxonomy& t,
+                                 const std::vector<Correction>& corrections, double weight,
+                                 std::map<std::pair<std::size_t, std::string>, double>& weights) {
+  std::vector<EvalIssue> out = history;
+  std::map<std::int64_t, std::size_t> index;
+  for (std::size_t i = 0; i < out.size(); ++i) index.emplace(out[i].number, i);
+  for (const auto& c : corrections) {
+    const auto it = index.find(c.number);
+    const auto k = tracker_label(t, c.label);
+    if (it == index.end() || !k) continue;
+    auto& labels = out[it->second].labels;
+    std::erase_if(labels, [&](const std::string& l) {
+      auto m = tracker_label(t, l);
+      return m && m->second == k->second;
+    });
+    if (c.added) labels.push_back(k->second);
+    weights[{it->second, k->second}] = weight;
+  }
   return out;
 }
 
@@ -174,9 +198,12 @@ bool LabelModel::saw(std::int64_t number) const {
   return std::binary_search(trained_on.begin(), trained_on.end(), number);
 }
 
-Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
-                               const TrainSettings& settings, TrainReport* report) {
-  if (history.empty()) return make_error(ErrorKind::invalid_input, "empty_history", "no issues to learn from");
+Result<LabelModel> train_model(const std::vector<EvalIssue>& raw_history, const Taxonomy& taxonomy,
+                               const TrainSettings& settings, TrainReport* report,
+                               const std::vector<Correction>& corrections) {
+  if (raw_history.empty()) return make_error(ErrorKind::invalid_input, "empty_history", "no issues to learn from");
+  std::map<std::pair<std::size_t, std::string>, double> weights;
+  const auto history = corrected(raw_history, taxonomy, corrections, settings.correction_weight, weights);
   LabelModel m;
   m.taxonomy = taxonomy.name;
   m.repo = taxonomy.repo;
@@ -191,6 +218,7 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxo
   TrainReport rep;
   rep.issues = m.trained_issues;
   rep.features = static_cast<int>(corpus.vocab.size());
+  rep.corrections = static_cast<int>(weights.size());
   std::vector<std::string> axes;  // taxonomy order, then the implied labels; label order within each
   for (const auto& a : taxonomy.axes) axes.push_back(a.name);
   axes.emplace_back("implied");
@@ -204,15 +232,21 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxo
       }
       std::vector<char> y(history.size(), 0);
       for (auto i : e.second) y[i] = 1;
+      std::vector<double> weight(history.size(), 1.0);
+      for (const auto& [key, wt] : weights)
+        if (key.second == label) weight[key.first] = wt;
       LabelWeights lw{label, e.first, pos, 0, {}, 0};
       std::vector<double> w;
-      fit(corpus, y, settings, lw.bias, w);
+      fit(corpus, y, weight, settings, lw.bias, w);
       lw.bias = round4(lw.bias);
       lw.weights = prune(corpus, w, settings);
       m.labels.push_back(std::move(lw));
       rep.labels.emplace_back(label, pos);
     }
-  rep.gates = fit_gates(history, taxonomy, settings, m);
+  const auto runs = held_out_runs(history, taxonomy, settings, corrections);
+  rep.gates = fit_gates(runs, settings, m);
+  if (!runs.empty()) fit_calibration(runs, taxonomy, settings, m);
+  rep.calibration = m.calibration;
   if (report) *report = std::move(rep);
   return m;
 }
@@ -272,7 +306,10 @@ json to_json(const LabelModel& m) {
           {"trained_issues", m.trained_issues},
           {"source", m.source},
           {"trained_on", m.trained_on},
-          {"labels", labels}};
+          {"labels", labels},
+          {"apply_at", m.apply_at},
+          {"suggest_from", m.suggest_from},
+          {"calibration", calibration_json(m.calibration)}};
 }
 
 namespace {
@@ -322,6 +359,9 @@ Result<LabelModel> parse_model(const json& j) {
                           static_cast<int>(count_field(l, "positives", 0, kMaxCount)), l.value("bias", 0.0),
                           l.at("weights").get<std::map<std::string, double>>(), l.value("gate", 0.0)});
     }
+    m.apply_at = j.value("apply_at", 0.9);
+    m.suggest_from = j.value("suggest_from", 0.3);
+    if (j.contains("calibration")) m.calibration = parse_calibration(j.at("calibration"));
   } catch (const std::invalid_argument& ex) {
     return make_error(ErrorKind::invalid_input, "bad_model", std::string("a model field is wrong: ") + ex.what());
   } catch (const json::exception& ex) {
@@ -329,6 +369,8 @@ Result<LabelModel> parse_model(const json& j) {
   }
   if (!(m.threshold > 0 && m.threshold <= 1))
     return make_error(ErrorKind::invalid_input, "bad_model", "\"threshold\" must be in (0, 1]");
+  if (!(m.apply_at > 0 && m.apply_at <= 1) || !(m.suggest_from > 0 && m.suggest_from <= 1))
+    return make_error(ErrorKind::invalid_input, "bad_model", "\"apply_at\" and \"suggest_from\" must be in (0, 1]");
   // Bounded numbers keep every sum finite: a probability is never NaN, whatever the file says.
   const auto bad_number = [](double v) { return !(std::abs(v) <= kMaxWeight); };
   for (const auto& lw : m.labels) {

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,16 +46,50 @@ struct LabelWeights {
   double gate = 0;
 };
 
+// A label's calibration (calibrate.cpp): the probability that the tracker keeps a value the labeler gives, as a step
+// function of the model's raw probability of that label. Fitted on held-out folds of the history by isotonic regression
+// (pool adjacent violators), each step of n values, k kept, valued (k + s * r) / (n + s): a prior of strength s
+// (TrainSettings::prior_strength) at the rate r of its pool, the held-out values of the same source on the same axis
+// (and group), so that a handful of issues can make a label neither certain nor hopeless, and a label seldom seen
+// borrows the record of its axis (a hw the rules named is as reliable as the other hw values they name). r itself
+// is (K + 1) / (N + 2) over the pool. Steps are then made non-decreasing from the top down (the lower value wins). Why
+// isotonic rather than Platt: the rules' values have no score of their own (a label the model does not know is one
+// step), and the model's probabilities are far from a sigmoid of themselves on a few hundred issues. Counted only on
+// issues where the tracker set a value of the axis (of the value's group, AxisSpec::groups): the tracker under-labels.
+struct Calibration {
+  // A block of the isotonic fit: the raw probabilities it spans and its value. Between two blocks the value is
+  // interpolated linearly (as scikit-learn's IsotonicRegression predicts), below the first and above the last it is
+  // theirs: a raw probability the folds never produced is read from its neighbours, not from one side.
+  struct Step {
+    double lo = 0, hi = 0, value = 0;
+    bool operator==(const Step&) const = default;
+  };
+  std::string label;
+  std::string source;        // "rules": a value the rules gave; "model": one the model alone proposed
+  std::vector<Step> steps;   // ascending, values non-decreasing
+  int judged = 0, kept = 0;  // held-out values on issues that judge them, and those the tracker had set
+
+  [[nodiscard]] double at(double raw) const;  // 0 without steps
+  // The lowest raw probability whose value is at least `target`: the label's threshold; nullopt when none reaches it.
+  [[nodiscard]] std::optional<double> from(double target) const;
+};
+
 struct LabelModel {
   std::string taxonomy, repo;
   FeatureSettings features;
   double threshold = 0.6;  // fill a label only at or above this probability
+  // Layers::tiered: a value is applied when its calibrated probability is at least apply_at, else suggested; the model
+  // proposes (to calibrate) every label at or above suggest_from. No calibration of a label and source: suggested.
+  double apply_at = 0.9, suggest_from = 0.3;
+  std::vector<Calibration> calibration;  // by label, then source
   int trained_issues = 0;
   std::string source;                    // where the history came from (a file, "db:<repo>")
   std::vector<std::int64_t> trained_on;  // issue numbers of the training set: label-eval never scores them
   std::vector<LabelWeights> labels;      // in taxonomy order
 
   [[nodiscard]] bool saw(std::int64_t number) const;
+  // The calibration of `label` as `origin` ("rules" or "model") gave it; null when it has none.
+  [[nodiscard]] const Calibration* calibrated(std::string_view label, std::string_view origin) const;
 };
 
 struct TrainSettings {
@@ -72,6 +108,20 @@ struct TrainSettings {
   // A gate may withhold at most this share of the held-out values the tracker did set: it is there to drop what the
   // tracker leaves off, not to trade recall for precision (a gate that scores a better F1 by losing more is refused).
   double gate_max_lost = 0.1;
+  // Calibration (fit_calibration) on the same folds; see LabelModel::apply_at / suggest_from.
+  double apply_at = 0.9, suggest_from = 0.3;
+  double prior_strength = 2;  // how many held-out values the pool's rate counts as, in each step of a label
+  // A maintainer's correction (Correction) weighs this many plain history issues in the fit of its label.
+  double correction_weight = 3;
+};
+
+// What a maintainer did to the bot's labels on one issue: removed a label the bot applied (added = false), or added a
+// label of the taxonomy the bot did not apply (added = true). Training takes it as the truth for that issue and label,
+// weighed above the tracker's plain history (TrainSettings::correction_weight).
+struct Correction {
+  std::int64_t number = 0;
+  std::string label;
+  bool added = false;
 };
 
 struct GateReport {
@@ -83,23 +133,19 @@ struct GateReport {
 
 struct TrainReport {
   int issues = 0, features = 0;
+  int corrections = 0;  // maintainers' corrections applied to the history (those naming an issue of it)
   std::vector<std::pair<std::string, int>> labels;  // trained label -> positives
   std::vector<std::string> skipped;                 // labels with too few positives
   std::vector<GateReport> gates;                    // one per trained label the rules gave on a held-out fold
+  std::vector<Calibration> calibration;             // as set on the model
 };
 
-// Fits one model per label of `taxonomy` found (through its legacy map) on the history, then its gates when
-// settings.gate_folds >= 2. Pure.
+// Fits one model per label of `taxonomy` found (through its legacy map) on the history, then its gates and its
+// calibration when settings.gate_folds >= 2. `corrections` (of issues in the history, by number) overrule the
+// tracker's labels of those issues and weigh more. Pure.
 Result<LabelModel> train_model(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
-                               const TrainSettings& settings, TrainReport* report = nullptr);
-
-// The gates of `model`'s labels (gates.cpp). The history in settings.gate_folds folds (issue i in fold i % folds);
-// for each fold, a model trained on the other folds scores the rules' values on the held-out issues. A label's gate is
-// the candidate with the best F1 of the rules' values against the tracker's labels among those that withhold at most
-// gate_max_lost of the values the tracker set (ties: the lowest; none when no candidate beats labeling without one).
-// The fitted gates are set on `model`; the report says what each cost.
-std::vector<GateReport> fit_gates(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
-                                  const TrainSettings& settings, LabelModel& model);
+                               const TrainSettings& settings, TrainReport* report = nullptr,
+                               const std::vector<Correction>& corrections = {});
 
 struct ModelVote {
   std::string label, axis;
@@ -107,6 +153,36 @@ struct ModelVote {
   std::vector<std::string> words;  // the present features that pushed hardest towards the label, strongest first
   [[nodiscard]] std::string reason() const;  // "'b580', 'bmg' -> hw: BMG, 0.93"
 };
+
+// One issue of a held-out fold (calibrate.cpp): the rules' labels of it, the votes of the model trained without its
+// fold, the tracker's labels (canonical), and the labels a maintainer corrected on it (judged whatever else is set).
+struct HeldOut {
+  const EvalIssue* issue = nullptr;
+  LabelResult rules;
+  std::vector<ModelVote> votes;
+  std::set<std::string> expected, corrected;
+};
+
+// The history in settings.gate_folds folds (issue i in fold i % folds): each fold labeled by the rules and scored by a
+// model trained on the other folds (with the corrections of their issues). Empty when gate_folds < 2 or the history
+// has fewer issues than folds. `history` has the corrections applied already (train_model).
+std::vector<HeldOut> held_out_runs(const std::vector<EvalIssue>& history, const Taxonomy& taxonomy,
+                                   const TrainSettings& settings, const std::vector<Correction>& corrections = {});
+
+// The gates of `model`'s labels (gates.cpp), on held_out_runs. A label's gate is the candidate with the best F1 of the
+// rules' values against the tracker's labels among those that withhold at most gate_max_lost of the values the
+// tracker set (ties: the lowest; none when no candidate beats labeling without one). The fitted gates are set on
+// `model`; the report says what each cost.
+std::vector<GateReport> fit_gates(const std::vector<HeldOut>& runs, const TrainSettings& settings, LabelModel& model);
+
+// The calibration of every label the rules or the model proposed on held_out_runs (see Calibration), set on `model`
+// with settings.apply_at and suggest_from.
+void fit_calibration(const std::vector<HeldOut>& runs, const Taxonomy& taxonomy, const TrainSettings& settings,
+                     LabelModel& model);
+// A model file's "calibration": [{"label", "source", "steps": [[p, value], ...], "judged", "kept"}]. parse throws
+// std::invalid_argument naming what is wrong (parse_model turns it into bad_model).
+nlohmann::json calibration_json(const std::vector<Calibration>& calibration);
+std::vector<Calibration> parse_calibration(const nlohmann::json& j);
 
 // The probability of every modelled label for one issue, highest first.
 std::vector<ModelVote> predict(const LabelModel& model, std::string_view title, std::string_view body);

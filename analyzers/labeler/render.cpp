@@ -57,10 +57,20 @@ nlohmann::json to_json(const ParsedCase& c) {
           {"text", c.text}};
 }
 
+namespace {
+
+// A row; "p" (the calibrated probability) only where the tiered layer set one.
+nlohmann::json row_json(const AxisRow& a) {
+  nlohmann::json out{{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}};
+  if (a.p) out["p"] = *a.p;
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const LabelResult& r) {
   nlohmann::json axes = nlohmann::json::array();
-  for (const auto& a : r.axes)
-    axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+  for (const auto& a : r.axes) axes.push_back(row_json(a));
   nlohmann::json cases = nlohmann::json::array();
   for (const auto& c : r.cases) cases.push_back(to_json(c));
   std::string analyzed_name;
@@ -79,13 +89,11 @@ nlohmann::json to_json(const LabelResult& r) {
   // Only when the gate withheld something: the answers of a labeler without gates stay as they were.
   if (!r.withheld.empty()) {
     out["withheld"] = nlohmann::json::array();
-    for (const auto& a : r.withheld)
-      out["withheld"].push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+    for (const auto& a : r.withheld) out["withheld"].push_back(row_json(a));
   }
   if (!r.suggested.empty()) {
     out["suggested"] = nlohmann::json::array();
-    for (const auto& a : r.suggested)
-      out["suggested"].push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+    for (const auto& a : r.suggested) out["suggested"].push_back(row_json(a));
   }
   return out;
 }

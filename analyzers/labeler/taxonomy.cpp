@@ -1,6 +1,8 @@
 #include "analyzers/labeler/taxonomy.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "analyzers/labeler/model.hpp"
@@ -26,6 +28,27 @@ std::string label_key(std::string_view label) {
 }
 
 Error bad(std::string message) { return make_error(ErrorKind::invalid_input, "bad_taxonomy", std::move(message)); }
+
+// An axis' "groups": arrays of its own label spellings, each in one group at most. Empty when right, else what is
+// wrong.
+std::string parse_groups(const json& a, AxisSpec& spec) {
+  if (!a.contains("groups")) return {};
+  const std::string where = "axis \"" + spec.name + "\": ";
+  if (!a["groups"].is_array()) return where + "\"groups\" must be an array of arrays of its labels";
+  std::set<std::string> seen;
+  for (const auto& g : a["groups"]) {
+    if (!g.is_array() || g.empty()) return where + "each of \"groups\" must be a non-empty array of its labels";
+    auto& group = spec.groups.emplace_back();
+    for (const auto& l : g) {
+      const bool own = l.is_string() && std::any_of(spec.values.begin(), spec.values.end(),
+                                                    [&](const auto& kv) { return kv.second == l.get<std::string>(); });
+      if (!own) return where + "\"groups\" may list only the axis' own labels, found " + l.dump();
+      if (!seen.insert(l.get<std::string>()).second) return where + l.dump() + " is in two groups";
+      group.push_back(l.get<std::string>());
+    }
+  }
+  return {};
+}
 
 Result<std::vector<PatternRule>> parse_rules(const json& arr, const char* what) {
   std::vector<PatternRule> out;
@@ -94,6 +117,7 @@ Result<Taxonomy> parse_impl(const json& j, int depth) {
         if (!v.is_string()) return bad("axis \"" + spec.name + "\": value \"" + k + "\" must map to a label string");
         spec.values.emplace_back(k, v.get<std::string>());
       }
+      if (auto why = parse_groups(a, spec); !why.empty()) return bad(why);
       t.axes.push_back(std::move(spec));
     }
   } else if (!j.contains("base")) {
@@ -153,6 +177,16 @@ Result<Taxonomy> load_builtin(std::string_view name, int depth) {
 }
 
 }  // namespace
+
+bool AxisSpec::judged(std::string_view label, const std::set<std::string>& set) const {
+  const auto group_of = [&](std::string_view l) -> const std::vector<std::string>* {
+    for (const auto& g : groups)
+      if (std::find(g.begin(), g.end(), l) != g.end()) return &g;
+    return nullptr;
+  };
+  const auto* mine = group_of(label);
+  return std::any_of(set.begin(), set.end(), [&](const std::string& s) { return group_of(s) == mine; });
+}
 
 const AxisSpec* Taxonomy::axis(std::string_view n) const {
   for (const auto& a : axes)
@@ -269,6 +303,7 @@ json to_json(const Taxonomy& t) {
                     {"color", a.color},
                     {"default", a.fallback},
                     {"values", values}});
+    if (!a.groups.empty()) axes.back()["groups"] = a.groups;
   }
   return {{"name", t.name}, {"repo", t.repo}, {"axes", axes}};
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,15 @@ struct AxisSpec {
   std::string color;     // hex without '#', for creating missing labels
   std::string fallback;  // default key ("ut" for test, "Medium" for priority)
   std::vector<std::pair<std::string, std::string>> values;  // key -> label spelling, in file order; key "*" = any
+  // Values a tracker labels as a question of their own inside a multi-valued axis (the benchmark mode, `inference` /
+  // `training`, inside the symptom axis): whether the labeler's value is right is judged only on issues where the
+  // tracker set a value of the same group, the ungrouped values forming one group of their own. A tracker that sets
+  // `performance` and never a mode says nothing about the mode. Label spellings.
+  std::vector<std::vector<std::string>> groups;
+
+  // Whether the tracker's labels of this axis on an issue (`set`, canonical) judge `label`: one of them is in its
+  // group.
+  [[nodiscard]] bool judged(std::string_view label, const std::set<std::string>& set) const;
 };
 
 struct PatternRule {

@@ -344,7 +344,8 @@ const std::vector<Option>& table() {
        .get = [](const Settings& s) -> Value { return s.github.label_model; },
        .check = check_label_model},
       {.section = "github", .key = "label_layers", .flag = "bot-label-layers", .kind = Kind::text,
-       .meaning = "the labeler's layers the bot applies: both, gated (both, then the tracker's gates), rules or model",
+       .meaning = "the labeler's layers the bot applies: both, gated (both, then the tracker's gates), tiered (both, "
+                  "applied only where the calibrated probability reaches apply_at, the rest suggested), rules or model",
        .set = [](Settings& s, const Value& v) { s.github.label_layers = text(v); },
        .get = [](const Settings& s) -> Value { return s.github.label_layers; },
        .check = check_label_layers},

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <ostream>
 
@@ -150,6 +151,31 @@ Result<std::string> read_input_file(const std::string& path) {
   }
   bytes << in.rdbuf();
   return bytes.str();
+}
+
+Result<std::vector<analyzers::labeler::EvalIssue>> read_issue_sets(const std::vector<std::string>& files,
+                                                                   const std::string& split, const std::string& part) {
+  namespace lb = analyzers::labeler;
+  if (split.empty() != part.empty())
+    return make_error(ErrorKind::invalid_input, "bad_split", "--split FILE and --part older|newer come together");
+  std::optional<lb::TimeSplit> cut;
+  const auto which = lb::split_part_from_name(part);
+  if (!split.empty()) {
+    if (!which)
+      return make_error(ErrorKind::invalid_input, "bad_split", "--part is older or newer, not '" + part + "'");
+    PT_ASSIGN(const auto text, read_input_file(split));
+    PT_ASSIGN(cut, lb::parse_split(text, split));
+  }
+  std::vector<lb::EvalIssue> out;
+  for (const auto& f : files) {
+    PT_ASSIGN(const auto text, read_input_file(f));
+    PT_ASSIGN(auto set, lb::parse_eval_set(text, f));
+    if (cut) {
+      PT_ASSIGN(set, lb::split_part(std::move(set), *cut, *which));
+    }
+    for (auto& is : set) out.push_back(std::move(is));
+  }
+  return out;
 }
 
 Result<schema::Store> open_existing_store(const std::string& path) {

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "analyzers/compare/case_compare.hpp"
+#include "analyzers/labeler/eval.hpp"
 #include "common/result.hpp"
 #include "schema/database.hpp"
 #include "schema/store.hpp"
@@ -87,6 +88,10 @@ auto in_transaction(schema::Store& store, F&& body) -> decltype(body()) {
 
 // A file named on the command line, whole ("-" = standard input); invalid_input "unreadable" naming it otherwise.
 Result<std::string> read_input_file(const std::string& path);
+// The issues of label-eval's JSONL files, in file order; with `split` (a TimeSplit file, analyzers/labeler/eval.hpp)
+// only those of `part` ("older" or "newer"). --split and --part come together or not at all.
+Result<std::vector<analyzers::labeler::EvalIssue>> read_issue_sets(const std::vector<std::string>& files,
+                                                                   const std::string& split, const std::string& part);
 
 // The audit_log actor of a command run by hand: "cli:$USER" (the login name when USER is unset).
 std::string cli_actor();

@@ -95,7 +95,8 @@ void add_label(const Command& cmd) {
   app.add_option("--number", o->number, "the issue's number, for the comment");
   app.add_option(
          "--layers", o->layers,
-         "rules, model, both (the rules decide first, the model fills) or gated (both, then the tracker's gates)")
+         "rules, model, both (the rules decide first, the model fills), gated (both, then the tracker's gates) or "
+         "tiered (both, applied only at a calibrated probability of apply_at or more, the rest suggested)")
       ->capture_default_str();
   app.add_option("--model", o->model, "a label model file (tracker train), or none (default: the taxonomy's own)");
   app.add_flag("--comment", o->comment, "print the comment the bot would post");

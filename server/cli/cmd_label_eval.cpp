@@ -1,5 +1,5 @@
-// perftriage label-eval FILE.jsonl... [--taxonomy NAME|PATH] [--layers rules|model|both|gated|all] [--model PATH|none]
-//                     [--json] [--issues] [--floors FILE]
+// perftriage label-eval FILE.jsonl... [--taxonomy NAME|PATH] [--layers rules|model|both|gated|tiered|all]
+//                     [--model PATH|none] [--split FILE --part older|newer] [--json] [--issues] [--floors FILE]
 // Scores the labeler against the labels a tracker set (analyzers/labeler/eval.hpp). Each issue is labeled with the
 // taxonomy of its repository (intel/torch-xpu-ops -> torch-xpu-ops, pytorch/pytorch -> pytorch) unless --taxonomy
 // names one for all. --layers: the rules alone, the learned model alone, both (what the bot applies; the default),
@@ -23,7 +23,7 @@ namespace lb = perftriage::analyzers::labeler;
 
 struct LabelEvalOptions {
   std::vector<std::string> files;
-  std::string taxonomy, floors, layers = "both", model;
+  std::string taxonomy, floors, layers = "both", model, split, part;
   bool json = false, issues = false;
 };
 
@@ -38,10 +38,9 @@ Result<std::vector<lb::Layers>> parse_layers(const std::string& s) {
 Result<std::vector<std::pair<lb::Taxonomy, std::vector<lb::EvalIssue>>>> group(const LabelEvalOptions& o) {
   std::vector<std::pair<lb::Taxonomy, std::vector<lb::EvalIssue>>> groups;
   std::map<std::string, lb::Taxonomy> by_repo;
-  for (const auto& file : o.files) {
-    PT_ASSIGN(const auto text, read_input_file(file));
-    PT_ASSIGN(auto set, lb::parse_eval_set(text, file));
-    for (auto& is : set) {
+  PT_ASSIGN(auto issues, read_issue_sets(o.files, o.split, o.part));
+  {
+    for (auto& is : issues) {
       auto it = by_repo.find(is.repo);
       if (it == by_repo.end()) {
         PT_ASSIGN(auto t, o.taxonomy.empty() ? lb::taxonomy_for_repo(is.repo) : lb::load_taxonomy(o.taxonomy));
@@ -100,11 +99,15 @@ void add_label_eval(const Command& cmd) {
   app.add_option("files", o->files, "JSONL sets of issues ({repo, number, title, labels, body} per line)")->required();
   app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file (default: by each issue's repo)");
   app.add_option("--floors", o->floors, "a JSON file of per-axis minimums: exit 1 when a score is below");
-  app.add_option("--layers", o->layers,
-                 "rules, model, both (rules first, the model fills), gated (both, then the tracker's gates) or all "
-                 "side by side")
+  app.add_option(
+         "--layers", o->layers,
+         "rules, model, both (rules first, the model fills), gated (both, then the tracker's gates), tiered "
+         "(both, applied only where the calibrated probability reaches the model's apply_at) or all side by side")
       ->capture_default_str();
   app.add_option("--model", o->model, "a label model file (tracker train), or none (default: the taxonomy's own)");
+  app.add_option("--split", o->split,
+                 "a time split ({\"owner/name\": first issue of the newer part}) to score one part");
+  app.add_option("--part", o->part, "older or newer: the part of --split scored");
   app.add_flag("--issues", o->issues, "list each issue's missing and extra labels");
   app.add_flag("--json", o->json, "as JSON");
   cmd.on_run([o, io = cmd.io] { return [o, io] { return label_eval(*o, io); }; });

@@ -24,7 +24,7 @@ namespace {
 namespace lb = perftriage::analyzers::labeler;
 
 struct TrainOptions {
-  std::string db, repo, taxonomy, out;
+  std::string db, repo, taxonomy, out, split, part;
   std::vector<std::string> from;
   lb::TrainSettings settings = [] {
     lb::TrainSettings s;
@@ -62,16 +62,39 @@ void print_gates(const std::vector<lb::GateReport>& gates, int folds, std::ostre
   }
 }
 
+// One line per label and source the calibration saw on the held-out folds: how often the tracker kept it, and the raw
+// probability from which the tiered layer applies it (its threshold), or that it is only ever suggested.
+void print_calibration(const std::vector<lb::Calibration>& calibration, double apply_at, std::ostream& out) {
+  if (calibration.empty()) return;
+  out << fmt::format("calibration (held-out folds): applied at a calibrated probability of {:.2f} or more\n", apply_at);
+  for (const auto& c : calibration) {
+    out << fmt::format("  {:<40} {:<5} judged {:>4}, kept {:>4}: ", c.label, c.source, c.judged, c.kept);
+    const auto from = c.from(apply_at);
+    out << (from ? fmt::format("applied from p {:.2f}\n", *from) : std::string("suggested only\n"));
+  }
+}
+
+nlohmann::json thresholds_json(const std::vector<lb::Calibration>& calibration, double apply_at) {
+  auto out = nlohmann::json::array();
+  for (const auto& c : calibration) {
+    const auto from = c.from(apply_at);
+    out.push_back({{"label", c.label},
+                   {"source", c.source},
+                   {"judged", c.judged},
+                   {"kept", c.kept},
+                   {"applied_from", from ? nlohmann::json(*from) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
 // The history: every --from file, or the repo's synced issues.
 Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& source) {
   std::vector<lb::EvalIssue> out;
   if (!o.from.empty()) {
-    for (const auto& f : o.from) {
-      PT_ASSIGN(const auto text, read_input_file(f));
-      PT_ASSIGN(auto set, lb::parse_eval_set(text, f));
-      for (auto& is : set) out.push_back(std::move(is));
-      source += (source.empty() ? "" : " ") + f;
-    }
+    PT_ASSIGN(out, read_issue_sets(o.from, o.split, o.part));
+    for (const auto& f : o.from) source += (source.empty() ? "" : " ") + f;
+    if (!o.part.empty()) source += " (" + o.part + " part of " + o.split + ")";
+    if (out.empty()) return make_error(ErrorKind::invalid_input, "no_history", "no issues in " + source);
     return out;
   }
   if (o.db.empty() || o.repo.empty())
@@ -104,7 +127,9 @@ Result<int> train(const TrainOptions& o, Io io) {
                              {"features", rep.features},
                              {"labels", rep.labels},
                              {"skipped", rep.skipped},
-                             {"gates", gates_json(rep.gates)}}
+                             {"gates", gates_json(rep.gates)},
+                             {"corrections", rep.corrections},
+                             {"thresholds", thresholds_json(rep.calibration, model.apply_at)}}
                   .dump(2)
            << "\n";
     return 0;
@@ -115,6 +140,7 @@ Result<int> train(const TrainOptions& o, Io io) {
   if (!rep.skipped.empty())
     io.out << fmt::format("skipped (fewer than {} issues): {}\n", o.settings.min_positives, join(rep.skipped, ", "));
   print_gates(rep.gates, o.settings.gate_folds, io.out);
+  print_calibration(rep.calibration, model.apply_at, io.out);
   io.out << "model written to " << o.out << "\n";
   return 0;
 }
@@ -129,6 +155,8 @@ void add_tracker_train(const Command& cmd) {
   app.add_option("--repo", o->repo, "owner/name of the synced tracker");
   app.add_option("--taxonomy", o->taxonomy, "a built-in taxonomy or a JSON file (default: by the repository)");
   app.add_option("--out", o->out, "where to write the model (JSON)")->required();
+  app.add_option("--split", o->split, "a time split ({\"owner/name\": first issue of the newer part}) of --from");
+  app.add_option("--part", o->part, "older or newer: the part of --split to learn from");
   app.add_option("--threshold", o->settings.threshold, "the probability at which the model fills a label")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();

@@ -65,7 +65,7 @@ Result<lb::IssueInput> read_issue(const json& j) {
   return in;
 }
 
-// "layers": rules, model, both or gated (docs/labeler-eval.md); without it, the bot's [github] label_layers.
+// "layers": rules, model, both, gated or tiered (docs/labeler-eval.md); without it, the bot's [github] label_layers.
 Result<lb::Layers> request_layers(const json& spec, const GitHubSettings& gh) {
   if (spec.is_null()) return bot_layers(gh.label_layers);
   const auto* name = spec.get_ptr<const std::string*>();

@@ -144,7 +144,7 @@ TEST(ConfigToml, LabelLayersMustBeALayerName) {
   const auto errors = apply_toml("[github]\nlabel_layers = \"some\"\n", "t.toml", s);
   const std::string text = all(errors);
   EXPECT_NE(text.find("t.toml:2:"), std::string::npos) << text;
-  EXPECT_NE(text.find("must be rules, model, both or gated"), std::string::npos) << text;
+  EXPECT_NE(text.find("must be rules, model, both, gated or tiered"), std::string::npos) << text;
   EXPECT_EQ(s.github.label_layers, "gated");  // the bad value is not applied
 }
 
