@@ -68,6 +68,10 @@ constexpr std::string_view kUpsertBotLabel =
 constexpr std::string_view kHumanRemoval =
     "UPDATE issue_labels SET removed_by_human = 1 WHERE repo = $1 AND number = $2 AND label = $3 "
     "AND applied_by_bot = 1";
+// A label a human added and a human removed again leaves no trace: it was never the labeler's, and kept it would
+// count as added by hand (label_feedback_store.hpp).
+constexpr std::string_view kForgetHumanLabel =
+    "DELETE FROM issue_labels WHERE repo = $1 AND number = $2 AND label = $3 AND applied_by_bot = 0";
 constexpr std::string_view kHumanLabel =
     "INSERT INTO issue_labels(repo, number, label, applied_by_bot, removed_by_human) VALUES($1, $2, $3, 0, 0) "
     "ON CONFLICT(repo, number, label) DO UPDATE SET removed_by_human = 0";
@@ -326,7 +330,11 @@ Result<bool> record_human_removal(Database& db, std::string_view repo, std::int6
   PT_ASSIGN(auto st, Statement::prepare(db, kHumanRemoval));
   st.bind(1, repo).bind(2, number).bind(3, label);
   PT_TRY(st.run());
-  return db.changes() == 1;
+  if (db.changes() == 1) return true;
+  PT_ASSIGN(auto forget, Statement::prepare(db, kForgetHumanLabel));
+  forget.bind(1, repo).bind(2, number).bind(3, label);
+  PT_TRY(forget.run());
+  return false;
 }
 
 Result<void> record_human_label(Database& db, std::string_view repo, std::int64_t number, std::string_view label) {

@@ -110,7 +110,8 @@ Result<void> mark_failed(Database& db, std::int64_t id, std::int64_t attempts, s
 Result<std::int64_t> outbox_to_dry_run(Database& db, std::string_view repo, const std::vector<std::int64_t>& numbers);
 Result<void> record_bot_labels(Database& db, std::string_view repo, std::int64_t number,
                                const std::vector<std::string>& labels);
-// A human removed `label`: remembered (never applied again) when the bot had applied it. True when remembered.
+// A human removed `label`: remembered (never applied again) when the bot had applied it. True when remembered. A label
+// a human had added is forgotten (it corrected nothing of the labeler's: label_feedback_store.hpp).
 Result<bool> record_human_removal(Database& db, std::string_view repo, std::int64_t number, std::string_view label);
 // A human (re)added `label`: it is on the issue by their choice, so a later removal is theirs again.
 Result<void> record_human_label(Database& db, std::string_view repo, std::int64_t number, std::string_view label);

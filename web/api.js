@@ -79,4 +79,9 @@ export async function runsBrief(platform = '') {
   return api(`/dashboard/runs?limit=1000${platform ? '&platform=' + encodeURIComponent(platform) : ''}`);
 }
 
+// What maintainers did to the bot's labels, per repository and label ('' = every repository).
+export async function labelFeedback(repo = '') {
+  return api(`/issues/labels${repo ? '?repo=' + encodeURIComponent(repo) : ''}`);
+}
+
 export function errorBox(e) { return el('div', { class: 'error', role: 'alert', text: e.message || String(e) }); }

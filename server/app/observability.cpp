@@ -22,6 +22,8 @@
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,6 +42,7 @@
 #include "schema/database_size.hpp"
 #include "schema/store.hpp"
 #include "server/app/app_context.hpp"
+#include "server/app/label_feedback.hpp"
 
 #ifndef PERFTRIAGE_VERSION
 #define PERFTRIAGE_VERSION "unknown"
@@ -429,6 +432,33 @@ struct ScrapeGauges {
   Gauge& db_up;
 };
 
+// perftriage_bot_labels{repo,label,outcome}: what maintainers did to the bot's labels (label_feedback.hpp). Bounded
+// by the repositories the bot labels in and their taxonomies: a label counts as added only when the repository's
+// taxonomy has it, and the bot applies no other. A failed read leaves them out and says so; the other gauges stand.
+void label_gauges(prometheus::Registry& now, AppContext& app) {
+  auto read = [&]() -> Result<std::vector<LabelFeedback>> {
+    PT_ASSIGN(auto store, app.store());
+    return label_feedback(store->db(), app.settings().github, "");
+  };
+  const auto rows = read();
+  if (!rows) {
+    std::cerr << "perftriage: /metrics could not read the bot's label outcomes: " << rows.error().message << "\n";
+    return;
+  }
+  auto& labels = prometheus::BuildGauge()
+                     .Name("perftriage_bot_labels")
+                     .Help(
+                         "Labels the bot applied that maintainers kept or removed, and taxonomy labels they added "
+                         "on issues the bot labeled, by repository and label")
+                     .Register(now);
+  for (const auto& r : *rows) {
+    const std::pair<const char*, std::int64_t> outcomes[] = {
+        {"kept", r.kept}, {"removed", r.removed}, {"added", r.added}};
+    for (const auto& [outcome, n] : outcomes)
+      labels.Add({{"repo", r.repo}, {"label", r.label}, {"outcome", outcome}}).Set(static_cast<double>(n));
+  }
+}
+
 }  // namespace
 
 std::string Observability::render(AppContext& app) {
@@ -462,6 +492,7 @@ std::string Observability::render(AppContext& app) {
     for (const auto& [state, n] : outbox_states) outbox.Add({{"state", state}}).Set(n);
     for (const auto& [state, n] : delivery_states) deliveries.Add({{"state", state}}).Set(n);
     runs.Add({}).Set(run_count);
+    label_gauges(now, app);
   } else {
     std::cerr << "perftriage: /metrics could not read the database: " << ok.error().message << "\n";
   }

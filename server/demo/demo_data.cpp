@@ -475,6 +475,20 @@ constexpr std::array<DemoIssue, 4> kIssues{{
      "RuntimeError: UR error.\n"},
 }};
 
+// What maintainers did with the demo's labels, as if its actions had been sent: every label stays, except that on the
+// first issue a maintainer removed the last one and on the second added the labeler's first suggestion (without one,
+// a label it did not give), so that the Issues page's "What maintainers kept" shows each kind of row.
+Result<void> demo_maintainer_feedback(schema::Database& db, const std::string& repo, std::int64_t number,
+                                      const analyzers::labeler::LabelResult& result, int i) {
+  PT_TRY(schema::record_bot_labels(db, repo, number, result.labels));
+  if (i == 0 && !result.labels.empty()) PT_TRY(schema::record_human_removal(db, repo, number, result.labels.back()));
+  if (i == 1) {
+    const std::string added = result.suggested.empty() ? "os: Windows" : result.suggested.front().value;
+    PT_TRY(schema::record_human_label(db, repo, number, added));
+  }
+  return {};
+}
+
 Result<void> label_demo_issues(schema::Store& store) {
   namespace lb = analyzers::labeler;
   PT_ASSIGN(const auto taxonomy, lb::load_taxonomy("torch-xpu-ops"));
@@ -498,6 +512,7 @@ Result<void> label_demo_issues(schema::Store& store) {
                              whole,
                              fmt::format("2026-08-{:02d}T09:00:00Z", 10 + i)};
     PT_TRY(schema::save_labeled_issue(db, row));
+    PT_TRY(demo_maintainer_feedback(db, in.repo, in.number, result, i));
     // The bot's actions for this issue: its labels and its one comment. Every row the demo writes is dry_run: the
     // issue numbers are made up but the repository is real, and a dry_run row is never sent, by this process or by a
     // later `serve` with a token on the same database.

@@ -16,6 +16,7 @@ Router make_router() {
   register_classify_routes(router);
   register_artifact_routes(router);
   register_label_routes(router);
+  register_label_feedback_routes(router);
   register_webhook_routes(router);
   register_outbox_routes(router);
   register_triage_routes(router);

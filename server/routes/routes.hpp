@@ -16,6 +16,7 @@ void register_report_routes(Router& router);
 void register_classify_routes(Router& router);
 void register_artifact_routes(Router& router);
 void register_label_routes(Router& router);
+void register_label_feedback_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_outbox_routes(Router& router);
 void register_triage_routes(Router& router);

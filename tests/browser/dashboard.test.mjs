@@ -471,6 +471,15 @@ async function main() {
   assert.equal(await page.evaluate(() => document.cookie), '', 'the token is never a cookie');
   assert.equal(await page.locator('#token-input').inputValue(), '', 'the field does not keep the token');
   assert.equal(await rows('.issues-table'), 4);
+  await check('what maintainers kept: one row per label the API counts, with its numbers', async () => {
+    const fb = await (await fetch(`${base}/api/v1/issues/labels`)).json();
+    assert.ok(fb.labels.some((l) => l.removed > 0) && fb.labels.some((l) => l.added > 0), `the demo removes and adds one: ${JSON.stringify(fb.labels)}`);
+    const shown = await page.$$eval('.feedback-table tr.feedback-row', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.deepEqual(shown.map((r) => [r[1], ...r.slice(3, 8).map(Number)]),
+      fb.labels.map((l) => [l.label, l.applied, l.kept, l.removed, l.added, l.suggested_then_added]));
+    const headings = await page.$$eval('.page-issues h2', (hs) => hs.map((h) => h.textContent));
+    assert.ok(headings.indexOf('What maintainers kept') < headings.indexOf('Labeled issues'), `above the list: ${headings}`);
+  });
   const titles = await page.$$eval('.issue-title', (ts) => ts.map((t) => t.textContent));
   assert.ok(titles.includes('Crash in <script>alert(1)</script> on BMG with torch.compile'), 'markup title is text');
   assert.equal(await page.locator('main script').count(), 0);

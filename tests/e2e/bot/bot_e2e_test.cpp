@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include "tests/e2e/bot/bot_support.hpp"
@@ -254,6 +255,56 @@ TEST_F(BotE2E, ALabelRemovedByAHumanIsNotReapplied) {
   EXPECT_EQ(std::count(labels.begin(), labels.end(), "performance"), 0);
   EXPECT_EQ(github_.requests("POST", "/issues/3761/labels").size(), 1u);  // only the first labeling added labels
   EXPECT_EQ(comments().size(), 1u);
+}
+
+// What maintainers did to the bot's labels: one applied label removed, one it did not apply added (and one outside
+// the taxonomy, which corrects nothing). GET /api/v1/issues/labels counts the first removed, the second added, the
+// rest kept; /metrics has the same as gauges.
+TEST_F(BotE2E, AMaintainersCorrectionsAreCountedPerLabel) {
+  start();
+  open_seed_issue();
+  std::vector<std::string> left;
+  for (const auto& l : kSeedLabels)
+    if (l != "inference") left.push_back(l);
+  github_.remove_issue_label(kRepo, kSeedNumber, "inference");
+  auto removed = hook("issues", "d-un", label_event("unlabeled", "inference", "alice", left));
+  ASSERT_EQ(removed.status, 200u) << removed.body;
+  left.push_back("module: dynamo");
+  ASSERT_EQ(hook("issues", "d-add", label_event("labeled", "module: dynamo", "alice", left)).status, 200u);
+  left.push_back("skipped");
+  ASSERT_EQ(hook("issues", "d-skip", label_event("labeled", "skipped", "alice", left)).status, 200u);
+
+  const auto answer = json::parse(http_call(port(), "GET", "/api/v1/issues/labels").body);
+  std::map<std::string, json> rows;
+  for (const auto& row : answer["labels"]) rows[row["label"].get<std::string>()] = row;
+  ASSERT_EQ(rows.size(), kSeedLabels.size() + 1) << answer.dump(2);
+  for (const auto& l : kSeedLabels) {
+    EXPECT_EQ(rows[l]["repo"], kRepo);
+    EXPECT_EQ(rows[l]["kept"], l == "inference" ? 0 : 1) << l;
+    EXPECT_EQ(rows[l]["removed"], l == "inference" ? 1 : 0) << l;
+    EXPECT_EQ(rows[l]["added"], 0) << l;
+  }
+  EXPECT_EQ(rows["module: dynamo"]["added"], 1);
+  EXPECT_EQ(rows["module: dynamo"]["axis"], "module");
+  EXPECT_TRUE(rows["module: dynamo"]["precision_kept"].is_null());
+  // Suggested-then-added when the labeler's stored answer suggested it.
+  const auto issue = json::parse(http_call(port(), "GET", "/api/v1/issues").body)["issues"][0];
+  bool suggested = false;
+  for (const auto& s : issue["result"].value("suggested", json::array())) suggested |= s["value"] == "module: dynamo";
+  EXPECT_EQ(rows["module: dynamo"]["suggested_then_added"], suggested ? 1 : 0);
+  EXPECT_EQ(answer["totals"]["applied"], 6);
+  EXPECT_EQ(answer["totals"]["kept"], 5);
+  EXPECT_EQ(answer["totals"]["removed"], 1);
+  EXPECT_EQ(answer["totals"]["added"], 1);
+
+  const std::string metrics = http_call(port(), "GET", "/metrics").body;
+  for (const std::string line :
+       {R"(perftriage_bot_labels{label="inference",outcome="removed",repo="intel/torch-xpu-ops"} 1)",
+        R"(perftriage_bot_labels{label="module: dynamo",outcome="added",repo="intel/torch-xpu-ops"} 1)",
+        R"(perftriage_bot_labels{label="performance",outcome="kept",repo="intel/torch-xpu-ops"} 1)"}) {
+    EXPECT_NE(metrics.find(line), std::string::npos) << line;
+  }
+  EXPECT_EQ(metrics.find(R"(label="skipped")"), std::string::npos);
 }
 
 TEST_F(BotE2E, KilledWithAnActionInTheOutboxItHappensOnceAfterRestart) {
