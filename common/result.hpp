@@ -2,6 +2,7 @@
 // Errors are values: every fallible function returns Result<T>. The mapping from
 // ErrorKind to an HTTP status lives in exactly one place (server/http/http_types.cpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,19 +62,26 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
+// Success builds nothing: the Error (four strings) exists only on failure. error() of a success is an empty Error.
 template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
-  [[nodiscard]] bool ok() const noexcept { return ok_; }
-  explicit operator bool() const noexcept { return ok_; }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
+  Result(Error error) : error_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] bool ok() const noexcept { return !error_.has_value(); }
+  explicit operator bool() const noexcept { return ok(); }
+  const Error& error() const& { return error_ ? *error_ : none(); }
+  Error&& error() && {
+    if (!error_) error_.emplace();
+    return std::move(*error_);
+  }
 
  private:
-  Error error_{};
-  bool ok_ = true;
+  static const Error& none() {
+    static const Error empty{};
+    return empty;
+  }
+  std::optional<Error> error_;
 };
 
 inline std::string_view to_string(ErrorKind kind) {

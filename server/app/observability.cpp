@@ -17,7 +17,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -36,6 +35,7 @@
 #include <spdlog/logger.h>
 #include <spdlog/sinks/base_sink.h>
 
+#include "common/log.hpp"
 #include "common/json_text.hpp"
 #include "common/json_writer.hpp"
 #include "schema/bot_store.hpp"
@@ -442,7 +442,7 @@ void label_gauges(prometheus::Registry& now, AppContext& app) {
   };
   const auto rows = read();
   if (!rows) {
-    std::cerr << "perftriage: /metrics could not read the bot's label outcomes: " << rows.error().message << "\n";
+    log().error("/metrics could not read the bot's label outcomes: {}", rows.error().message);
     return;
   }
   auto& labels = prometheus::BuildGauge()
@@ -494,7 +494,7 @@ std::string Observability::render(AppContext& app) {
     runs.Add({}).Set(run_count);
     label_gauges(now, app);
   } else {
-    std::cerr << "perftriage: /metrics could not read the database: " << ok.error().message << "\n";
+    log().error("/metrics could not read the database: {}", ok.error().message);
   }
   auto more = now.Collect();
   families.insert(families.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <iostream>
 
 #include "analyzers/labeler/labeler.hpp"
+#include "common/log.hpp"
 #include "common/strings.hpp"
 #include "schema/app_installation_store.hpp"
 #include "schema/store.hpp"
@@ -206,7 +206,7 @@ GitHubResponse OutboxWorker::mutate(const std::function<GitHubResponse()>& call)
 bool OutboxWorker::run_once() {
   auto lease = app_.store();
   if (!lease) {
-    std::cerr << "perftriage: outbox: " << lease.error().message << "\n";
+    log().error("outbox: {}", lease.error().message);
     return false;
   }
   auto& db = (*lease)->db();
@@ -216,7 +216,7 @@ bool OutboxWorker::run_once() {
   const std::int64_t claim_ms = db.dialect() == schema::Dialect::postgres ? options_.claim_lease_ms : 0;
   auto due = schema::claim_due(db, claimed_at, claimed_at + claim_ms);
   if (!due) {
-    std::cerr << "perftriage: outbox: " << due.error().message << "\n";
+    log().error("outbox: {}", due.error().message);
     return false;
   }
   if (!*due) return false;
@@ -225,7 +225,7 @@ bool OutboxWorker::run_once() {
   // Interrupted by shutdown: the row is given back, pending as it was, and sent after restart (by any replica).
   if (stopping_ && outcome.kind != Outcome::Kind::sent) {
     if (auto r = schema::release_claim(db, row.id, claimed_at); !r) {
-      std::cerr << "perftriage: outbox: " << r.error().message << "\n";
+      log().error("outbox: {}", r.error().message);
     }
     return true;
   }
@@ -239,11 +239,11 @@ bool OutboxWorker::run_once() {
     }
     return {};
   });
-  if (!written) std::cerr << "perftriage: outbox: " << written.error().message << "\n";
+  if (!written) log().error("outbox: {}", written.error().message);
   if (outcome.kind == Outcome::Kind::retry && outcome.pause_all) paused_until_ms_ = unix_ms() + outcome.delay_ms;
   if (outcome.kind == Outcome::Kind::failed) {
-    std::cerr << "perftriage: outbox: action " << row.id << " (" << schema::to_string(row.kind) << " " << row.repo
-              << "#" << row.issue_number << ") failed: " << outcome.error << "\n";
+    log().warn("outbox: action {} ({} {}#{}) failed: {}", row.id, schema::to_string(row.kind), row.repo,
+               row.issue_number, outcome.error);
   }
   return true;
 }
@@ -257,7 +257,7 @@ Outcome db_trouble(const Error& e, std::int64_t attempts, const RetryPolicy& pol
 
 // A bookkeeping write after GitHub accepted the action: its failure is logged, the action stays sent.
 void record(schema::Database& db, const std::function<Result<void>()>& write) {
-  if (auto w = in_transaction(db, write); !w) std::cerr << "perftriage: outbox: " << w.error().message << "\n";
+  if (auto w = in_transaction(db, write); !w) log().error("outbox: {}", w.error().message);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // perftriage tracker train (--db PATH --repo OWNER/NAME | --from FILE.jsonl...) --out MODEL.json
 //                        [--taxonomy NAME|PATH] [--threshold P] [--min-positives N] [--gate-folds K]
-//                        [--gate-max-lost S] [--json]
+//                        [--gate-max-lost S] [--split FILE --part older|newer] [--correction-weight W] [--json]
 // Fits the learned layer of the labeler (analyzers/labeler/model.hpp) on a tracker's history: the issues that
-// `tracker sync` stored, or JSONL files in label-eval's format (`tracker export`, tests/fixtures/labeler/real/history).
+// `tracker sync` stored (with the maintainers' corrections of the bot's labels the webhook recorded, weighed above
+// the rest), or JSONL files in label-eval's format (`tracker export`, tests/fixtures/labeler/real/history).
 // Written as data: copy it to analyzers/taxonomies/models/<taxonomy>.json to make it the taxonomy's built-in model,
 // or pass it with --model to `label` / `label-eval`. The model records the issue numbers it saw, so label-eval never
 // scores them. Each label's gate (when the tracker would leave a rules value off) is fitted on K held-out folds.
@@ -15,6 +16,7 @@
 #include "analyzers/labeler/eval.hpp"
 #include "analyzers/labeler/model.hpp"
 #include "common/strings.hpp"
+#include "schema/label_feedback_store.hpp"
 #include "schema/tracker_store.hpp"
 #include "server/cli/commands.hpp"
 
@@ -87,8 +89,10 @@ nlohmann::json thresholds_json(const std::vector<lb::Calibration>& calibration, 
   return out;
 }
 
-// The history: every --from file, or the repo's synced issues.
-Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& source) {
+// The history: every --from file, or the repo's synced issues with the maintainers' corrections of the bot's labels
+// (schema/label_feedback_store.hpp), which the training takes as the truth for their issues.
+Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& source,
+                                           std::vector<lb::Correction>& corrections) {
   std::vector<lb::EvalIssue> out;
   if (!o.from.empty()) {
     PT_ASSIGN(out, read_issue_sets(o.from, o.split, o.part));
@@ -102,6 +106,8 @@ Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& s
   PT_ASSIGN(auto store, open_existing_store(o.db));
   PT_ASSIGN(const auto issues, schema::list_tracker_issues(store.db(), o.repo));
   for (const auto& t : issues) out.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
+  PT_ASSIGN(const auto found, schema::label_corrections(store.db(), o.repo));
+  for (const auto& c : found) corrections.push_back({c.number, c.label, c.added});
   if (out.empty())
     return make_error(ErrorKind::not_found, "no_history",
                       "no synced issues of " + o.repo + " in " + o.db + " (run `perftriage tracker sync` first)");
@@ -111,11 +117,12 @@ Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& s
 
 Result<int> train(const TrainOptions& o, Io io) {
   std::string source;
-  PT_ASSIGN(const auto set, history(o, source));
+  std::vector<lb::Correction> corrections;
+  PT_ASSIGN(const auto set, history(o, source, corrections));
   const std::string repo = o.repo.empty() ? set.front().repo : o.repo;
   PT_ASSIGN(const auto taxonomy, o.taxonomy.empty() ? lb::taxonomy_for_repo(repo) : lb::load_taxonomy(o.taxonomy));
   lb::TrainReport rep;
-  PT_ASSIGN(auto model, lb::train_model(set, taxonomy, o.settings, &rep));
+  PT_ASSIGN(auto model, lb::train_model(set, taxonomy, o.settings, &rep, corrections));
   model.source = source;
   std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
   f << lb::to_json(model).dump(1) << "\n";
@@ -136,6 +143,10 @@ Result<int> train(const TrainOptions& o, Io io) {
   }
   io.out << fmt::format("trained {} on {} issues ({}), {} features: {} labels\n", taxonomy.name, rep.issues, source,
                         rep.features, rep.labels.size());
+  if (!corrections.empty())
+    io.out << fmt::format(
+        "maintainers' corrections: {} of {} recorded name an issue of the history, each weighing {}\n", rep.corrections,
+        corrections.size(), o.settings.correction_weight);
   for (const auto& [label, n] : rep.labels) io.out << fmt::format("  {:<40} {:>4} issues\n", label, n);
   if (!rep.skipped.empty())
     io.out << fmt::format("skipped (fewer than {} issues): {}\n", o.settings.min_positives, join(rep.skipped, ", "));
@@ -170,6 +181,10 @@ void add_tracker_train(const Command& cmd) {
   app.add_option("--gate-max-lost", o->settings.gate_max_lost,
                  "the largest share of the tracker's own values (held out) a gate may withhold")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--correction-weight", o->settings.correction_weight,
+                 "how many history issues a maintainer's correction weighs (--db)")
+      ->check(CLI::Range(1.0, 100.0))
       ->capture_default_str();
   app.add_flag("--json", o->json, "the training report as JSON");
   cmd.on_run([o, io = cmd.io] { return [o, io] { return train(*o, io); }; });

@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <iostream>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -33,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/log.hpp"
 #include "common/strings.hpp"
 #include "server/app/observability.hpp"
 #include "server/http/auth.hpp"
@@ -84,7 +84,7 @@ void fail(beast::error_code ec, const char* what) {
       ec == http::error::partial_message) {
     return;
   }
-  std::cerr << "perftriage: " << what << ": " << ec.message() << "\n";
+  log().warn("{}: {}", what, ec.message());
 }
 
 std::chrono::steady_clock::duration seconds(double s) {
@@ -191,7 +191,7 @@ std::string spool_directory(const LimitSettings& limits) {
 }
 
 Error spool_error(const std::string& dir, const char* what, int err) {
-  std::cerr << "perftriage: spool: " << what << " in " << dir << ": " << std::strerror(err) << "\n";
+  log().error("spool: {} in {}: {}", what, dir, std::strerror(err));
   return make_error(ErrorKind::unavailable, "spool_failed",
                     std::string("cannot ") + what + " for the request body in " + dir +
                         " ([limits] spool_dir): " + std::strerror(err));
@@ -782,7 +782,7 @@ void raise_open_file_limit() {
   const auto before = lim.rlim_cur;
   lim.rlim_cur = lim.rlim_max;
   if (setrlimit(RLIMIT_NOFILE, &lim) == 0) {
-    std::cerr << "perftriage: open file limit raised from " << before << " to " << lim.rlim_cur << "\n";
+    log().info("open file limit raised from {} to {}", before, lim.rlim_cur);
   }
 }
 
@@ -896,9 +896,8 @@ struct HttpServer::Impl {
     ++accept_failures;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_accept_log >= std::chrono::seconds(10)) {
-      std::cerr << "perftriage: accept: " << ec.message() << " (" << accept_failures
-                << " failures since the last report); pausing accepts for " << accept_pause.count() << " ms"
-                << (e == EMFILE ? "; raise LimitNOFILE / ulimit -n" : "") << "\n";
+      log().error("accept: {} ({} failures since the last report); pausing accepts for {} ms{}", ec.message(),
+                  accept_failures, accept_pause.count(), e == EMFILE ? "; raise LimitNOFILE / ulimit -n" : "");
       last_accept_log = now;
       accept_failures = 0;
     }
@@ -915,7 +914,7 @@ struct HttpServer::Impl {
         begin_drain(signo);
         wait_for_signal();
       } else {
-        std::cerr << "perftriage: second signal: stopping without waiting for the drain\n";
+        log().warn("second signal: stopping without waiting for the drain");
         forced = true;
         stop_all();
       }
@@ -930,8 +929,8 @@ struct HttpServer::Impl {
     acceptor.close(ignored);
     accept_timer.cancel();
     const double timeout_s = app.settings().limits.drain_timeout_s;
-    std::cerr << "perftriage: " << (signo == SIGINT ? "SIGINT" : "SIGTERM") << ": draining " << hub->open.load()
-              << " connection(s) for up to " << seconds_text(timeout_s) << " ([limits] drain_timeout_s)\n";
+    log().info("{}: draining {} connection(s) for up to {} ([limits] drain_timeout_s)",
+               signo == SIGINT ? "SIGINT" : "SIGTERM", hub->open.load(), seconds_text(timeout_s));
     std::vector<std::shared_ptr<Session>> live;
     {
       std::lock_guard lock(hub->mutex);
@@ -945,8 +944,7 @@ struct HttpServer::Impl {
     drain_timer.expires_after(seconds(timeout_s));
     drain_timer.async_wait([this, timeout_s](beast::error_code ec) {
       if (ec) return;
-      std::cerr << "perftriage: drain: " << hub->open.load() << " connection(s) still open after "
-                << seconds_text(timeout_s) << "; stopping\n";
+      log().warn("drain: {} connection(s) still open after {}; stopping", hub->open.load(), seconds_text(timeout_s));
       forced = true;
       stop_all();
     });
@@ -955,9 +953,8 @@ struct HttpServer::Impl {
     watchdog = std::thread([this, bound] {
       std::unique_lock lock(watchdog_mutex);
       if (watchdog_wake.wait_for(lock, bound, [this] { return watchdog_cancelled; })) return;
-      std::cerr << "perftriage: drain: requests still running "
-                << std::chrono::duration_cast<std::chrono::seconds>(kDrainGrace).count()
-                << " s after the drain timeout; exiting\n";
+      log().error("drain: requests still running {} s after the drain timeout; exiting",
+                  std::chrono::duration_cast<std::chrono::seconds>(kDrainGrace).count());
       std::_Exit(1);
     });
   }
@@ -1010,6 +1007,10 @@ Result<unsigned short> HttpServer::listen(const std::string& host, unsigned shor
                       "cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message());
   }
   impl_->do_accept();
+  // A first line through the logger now, while descriptors are surely free: the UBSan build checks the dynamic types
+  // of the logger's sink, formatter and buffer at their first use, and that check opens a pipe, which would fail at
+  // the first accept error of a server out of descriptors.
+  log().info("listening on {}:{}", host, acc.local_endpoint().port());
   return acc.local_endpoint().port();
 }
 
@@ -1027,7 +1028,7 @@ void HttpServer::run(unsigned threads) {
     // Requests still queued have stored nothing: they are dropped; the ones running finish (bounded by the watchdog).
     const auto dropped =
         impl_->heavy_pool.discard_queued() + impl_->compute_pool.discard_queued() + impl_->read_pool.discard_queued();
-    if (dropped > 0) std::cerr << "perftriage: drain: " << dropped << " queued request(s) dropped\n";
+    if (dropped > 0) log().warn("drain: {} queued request(s) dropped", dropped);
   }
   impl_->heavy_pool.stop();
   impl_->compute_pool.stop();

@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <exception>
-#include <iostream>
+
+#include "common/log.hpp"
 
 namespace perftriage::server {
 
@@ -79,9 +80,9 @@ void WorkPool::loop() {
     try {
       job();
     } catch (const std::exception& e) {  // a job answers its own errors; this is a last line of defence
-      std::cerr << "perftriage: " << name_ << " pool: job failed: " << e.what() << "\n";
+      log().error("{} pool: job failed: {}", name_, e.what());
     } catch (...) {
-      std::cerr << "perftriage: " << name_ << " pool: job failed\n";
+      log().error("{} pool: job failed", name_);
     }
     std::lock_guard lock(mutex_);
     --busy_;

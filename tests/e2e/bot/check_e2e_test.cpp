@@ -164,7 +164,7 @@ TEST_F(CheckE2E, WhatIsNotCheckedIsSaidAndABadRequestStoresNothing) {
   EXPECT_EQ(other["reason"],
             "repository pytorch/pytorch is not configured for checks ([[github.repos]] checks = true)");
   // A repository without a commit, a bad pr: 400 naming the field, and no run stored.
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("&repo=") + kRepo, repo_query("aaaaaaa", "twelve"), std::string("&repo=../x&commit=aaaaaaa")}) {
     const auto r = upload("bmg-bad", "2", "1.500000", bad);
     EXPECT_EQ(r.status, 400u) << bad << " " << r.body;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/bot_store.hpp"
 #include "schema/store.hpp"
 #include "schema/tracker_store.hpp"
 #include "tests/e2e/bot/fake_github.hpp"
@@ -400,6 +401,63 @@ TEST_F(TrackerSyncE2E, TheSyncedHistoryTrainsAsTheSameIssuesInAFile) {
   want.erase("source");
   EXPECT_FALSE(got.empty());
   EXPECT_EQ(got, want);
+}
+
+// Learning from corrections, end to end through the store: the bot applied `performance` to slower-than-eager issues,
+// maintainers removed it from twelve of them (what the webhook records on a human `unlabeled`); `tracker train --db`
+// takes those removals as the truth, and the label's threshold (the probability from which the tiered layer applies
+// it) moves up or out of reach. A label a maintainer added shows in the count of corrections the training used.
+TEST_F(TrackerSyncE2E, MaintainersCorrectionsMoveALabelsThresholdOnRetraining) {
+  std::vector<schema::TrackerIssue> issues;
+  const char* fillers[] = {"resnet50", "bert", "t5 small", "vit", "yolo"};
+  for (int i = 0; i < 60; ++i) {
+    const bool zorbix = i % 2 == 0;
+    issues.push_back({kTracker,
+                      3000 + i,
+                      std::string(fillers[i % 5]) + " slower than eager on " + (zorbix ? "zorbix" : "quokka"),
+                      std::string("speedup 0.61, inductor slower than eager\ncard ") + (zorbix ? "zorbix" : "quokka"),
+                      {zorbix ? "performance" : "regression"},
+                      "open",
+                      updated(1)});
+  }
+  auto store = schema::Store::open(db_);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(schema::store_tracker_page(store->db(), issues, {kTracker, "", updated(1), 1, true, "", ""}).ok());
+  const auto thresholds = [&](const std::string& out_name) {
+    const auto r =
+        run("tracker train --db " + db_ + " --repo " + kTracker + " --json --out " + (dir_ / out_name).string());
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    return json::parse(r.out);
+  };
+  const auto performance = [](const json& report) {
+    for (const auto& t : report["thresholds"])
+      if (t["label"] == "performance" && t["source"] == "rules") return t;
+    return json();
+  };
+  const auto before = thresholds("before.json");
+  EXPECT_EQ(before["corrections"], 0);
+  ASSERT_TRUE(performance(before)["applied_from"].is_number()) << before.dump();
+  for (int i = 0; i < 24; i += 2) {  // the bot labeled twelve zorbix issues; a maintainer took `performance` off
+    const std::int64_t n = 3000 + i;
+    schema::LabeledIssue row{kTracker,
+                             n,
+                             issues[static_cast<std::size_t>(i)].title,
+                             json::array(),
+                             json::array({"performance"}),
+                             json{{"labels", {"performance"}}},
+                             {}};
+    ASSERT_TRUE(schema::save_labeled_issue(store->db(), row).ok());
+    ASSERT_TRUE(schema::record_bot_labels(store->db(), kTracker, n, {"performance"}).ok());
+    ASSERT_TRUE(schema::record_human_removal(store->db(), kTracker, n, "performance").ok());
+  }
+  ASSERT_TRUE(schema::record_human_label(store->db(), kTracker, 3000, "hw: BMG").ok());  // and added one it missed
+  const auto after = thresholds("after.json");
+  EXPECT_EQ(after["corrections"], 13);
+  const json was = performance(before);
+  const json now = performance(after);
+  EXPECT_EQ(now["kept"], was["kept"].get<int>() - 12);
+  EXPECT_TRUE(now["applied_from"].is_null() || now["applied_from"].get<double>() > was["applied_from"].get<double>())
+      << was << " -> " << now;
 }
 
 TEST_F(TrackerSyncE2E, ABadRepositoryIsRefusedBeforeAnyRequest) {
