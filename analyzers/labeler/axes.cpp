@@ -175,7 +175,7 @@ bool feature_wording(const Context& c) {
 
 std::optional<Decision> decide_type(const Context& c) {
   if (auto it = c.existing.find("type"); it != c.existing.end())
-    return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+    return set_on_issue(it->second.front().first, it->second.front().second);
   if (auto d = from_tags(c, "type")) return d;
   if (feature_wording(c)) return Decision{"Feature", "Feature wording in the title " + quote(c.title.rest) + "."};
   if (c.perf || c.accuracy || c.functionality)
@@ -189,7 +189,7 @@ std::optional<Decision> decide_type(const Context& c) {
 
 std::optional<Decision> decide_test(const Context& c) {
   if (auto it = c.existing.find("test"); it != c.existing.end())
-    return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+    return set_on_issue(it->second.front().first, it->second.front().second);
   // OOB first: an OOB table full of model names is not an E2E benchmark.
   for (const auto& h : c.title.hits)
     if (h.axis == "test" && h.key == "oob") return Decision{"oob", "Title tag [" + h.tag + "]."};
@@ -224,7 +224,7 @@ std::optional<Decision> decide_test(const Context& c) {
 
 std::optional<Decision> decide_hw(const Context& c) {
   if (auto it = c.existing.find("hw"); it != c.existing.end())
-    return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+    return set_on_issue(it->second.front().first, it->second.front().second);
   std::string conflict;
   std::set<std::string> from_title;
   std::string tags;
@@ -259,8 +259,7 @@ std::optional<Decision> decide_os(const Context& c) {
   if (auto it = c.existing.find("os"); it != c.existing.end()) {
     std::set<std::string> keys;
     for (const auto& [k, spelled] : it->second) keys.insert(k);
-    if (keys.size() == 1)
-      return Decision{*keys.begin(), "Set on the issue (" + quote(it->second.front().second) + ")."};
+    if (keys.size() == 1) return set_on_issue(*keys.begin(), it->second.front().second);
     return std::nullopt;  // both os labels on the issue: no single value
   }
   std::set<std::string> from_title;
@@ -300,7 +299,7 @@ std::optional<Decision> decide_os(const Context& c) {
 std::vector<Decision> decide_dtype(const Context& c) {
   std::vector<Decision> out;
   if (auto it = c.existing.find("dtype"); it != c.existing.end()) {
-    for (const auto& [k, spelled] : it->second) out.push_back({k, "Set on the issue (" + quote(spelled) + ")."});
+    for (const auto& [k, spelled] : it->second) out.push_back(set_on_issue(k, spelled));
     return out;
   }
   if (!c.scan.cases.empty()) {
@@ -318,7 +317,7 @@ std::vector<Decision> decide_dtype(const Context& c) {
 
 std::optional<Decision> decide_module(const Context& c) {
   if (auto it = c.existing.find("module"); it != c.existing.end())
-    return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+    return set_on_issue(it->second.front().first, it->second.front().second);
   if (auto path = title_path(c)) {
     if (path->key.empty()) return std::nullopt;
     return path;
@@ -386,7 +385,7 @@ std::optional<Decision> decide_module(const Context& c) {
 
 std::optional<Decision> decide_dependency(const Context& c) {
   if (auto it = c.existing.find("dependency"); it != c.existing.end())
-    return Decision{it->second.front().first, "Set on the issue (" + quote(it->second.front().second) + ")."};
+    return set_on_issue(it->second.front().first, it->second.front().second);
   // A title tag naming the component ("[oneAPI DLE 2026.1]", "[Triton Acceptance Test]") is the reporter's own.
   for (const auto& tag : c.title.tags)
     for (const auto& rule : c.tax->dependencies)

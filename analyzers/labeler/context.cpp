@@ -21,6 +21,11 @@ std::string quote(std::string_view s, std::size_t max) {
   return "`" + t + "`";
 }
 
+Decision set_on_issue(std::string key, std::string_view spelled) {
+  Decision d{std::move(key), "Set on the issue (" + quote(spelled) + ").", false, false, true};
+  return d;
+}
+
 Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup, Budget* budget) {
   Context c;
   c.issue = &issue;

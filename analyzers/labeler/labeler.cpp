@@ -158,11 +158,10 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
       r.suggested.push_back({std::string(axis), *value, d->reason, "suggested", {}});
       return;
     }
-    const bool on_issue = d->reason.rfind("Set on the issue", 0) == 0;
     r.axes.push_back({std::string(axis),
                       *value,
                       d->reason,
-                      on_issue      ? "issue"
+                      d->on_issue   ? "issue"
                       : d->fallback ? "default"
                                     : "rules",
                       {}});
@@ -181,7 +180,7 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
   for (const auto& [axis, found] : c.existing) {
     const auto* spec = taxonomy.axis(axis);
     if (!spec || !spec->multi) continue;
-    for (const auto& [key, spelled] : found) add(axis, Decision{key, "Set on the issue (" + quote(spelled) + ")."});
+    for (const auto& [key, spelled] : found) add(axis, set_on_issue(key, spelled));
   }
   if (layers == Layers::model) r.axes.clear();
   if (layers != Layers::rules && taxonomy.model) {

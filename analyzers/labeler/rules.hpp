@@ -20,7 +20,11 @@ struct Decision {
   // Evidence too weak to apply on its own (a word in the body's prose, not in the title, a test id, an error or the
   // repro): the value is suggested in the comment with its reason, never applied.
   bool suggest = false;
+  bool on_issue = false;  // a value a maintainer set on the issue already (set_on_issue): it stays, whatever the layers
 };
+
+// The decision for a value found among the issue's own labels, spelled as the issue spells it.
+Decision set_on_issue(std::string key, std::string_view spelled);
 
 struct Context {
   const IssueInput* issue = nullptr;
