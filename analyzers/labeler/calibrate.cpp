@@ -156,6 +156,9 @@ std::vector<HeldOut> held_out_runs(const std::vector<EvalIssue>& history, const 
   if (folds < 2 || history.size() < static_cast<std::size_t>(folds)) return out;
   TrainSettings fold_settings = settings;
   fold_settings.gate_folds = 0;
+  std::map<std::int64_t, std::set<std::string>> corrected;  // issue -> its corrected labels, canonical
+  for (const auto& c : corrections)
+    if (auto t = tracker_label(taxonomy, c.label)) corrected[c.number].insert(t->second);
   for (int k = 0; k < folds; ++k) {
     std::vector<EvalIssue> train;
     std::vector<const EvalIssue*> held_out;
@@ -175,8 +178,7 @@ std::vector<HeldOut> held_out_runs(const std::vector<EvalIssue>& history, const 
                   {}};
       for (const auto& l : is->labels)
         if (auto t = tracker_label(taxonomy, l)) run.expected.insert(t->second);
-      for (const auto& c : corrections)
-        if (auto t = tracker_label(taxonomy, c.label); t && c.number == is->number) run.corrected.insert(t->second);
+      if (const auto it = corrected.find(is->number); it != corrected.end()) run.corrected = it->second;
       out.push_back(std::move(run));
     }
   }

@@ -22,8 +22,7 @@ std::string quote(std::string_view s, std::size_t max) {
 }
 
 Decision set_on_issue(std::string key, std::string_view spelled) {
-  Decision d{std::move(key), "Set on the issue (" + quote(spelled) + ").", false, false, true};
-  return d;
+  return Decision{std::move(key), "Set on the issue (" + quote(spelled) + ").", false, false, true};
 }
 
 Context build_context(const IssueInput& issue, const Taxonomy& tax, const EvidenceLookup& lookup, Budget* budget) {
