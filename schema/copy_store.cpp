@@ -16,19 +16,20 @@
 namespace perftriage::schema {
 namespace {
 
-// Every table of schema version 19, parents before children (foreign keys hold at every insert).
-constexpr std::array<std::string_view, 30> kTables = {
+// Every table of schema version 20, parents before children (foreign keys hold at every insert).
+constexpr std::array<std::string_view, 31> kTables = {
     "runs",           "result_files",    "file_blobs",     "expectations",       "artifacts",
     "artifact_blobs", "case_groups",     "case_models",    "result_rows",        "run_groups",
     "data_stamps",    "backlog",         "triage",         "triage_history",     "tracking_queue",
     "tracking_state", "tracking_issues", "notifications",  "webhook_deliveries", "outbox",
     "issue_labels",   "bot_comments",    "labeled_issues", "maintenance",        "api_tokens",
-    "audit_log",      "tracker_issues",  "tracker_sync",   "issue_cases",        "app_installations"};
+    "audit_log",      "tracker_issues",  "tracker_sync",   "issue_cases",        "app_installations",
+    "label_models"};
 // Tables whose id is an identity column on PostgreSQL: its counter continues after the copied ids.
 constexpr std::array<std::string_view, 10> kIdentityTables = {
     "runs",        "result_files", "expectations", "artifacts", "case_groups",
     "case_models", "outbox",       "api_tokens",   "audit_log", "triage_history"};
-constexpr int kCopiedVersion = 19;
+constexpr int kCopiedVersion = 20;
 
 enum class Type { integer, real, text, blob };
 struct Column {

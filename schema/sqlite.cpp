@@ -148,6 +148,10 @@ Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
                       "cannot open database '" + path + "': " + (raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_extended_result_codes(raw, 1);
+  // Before the first statement: the PRAGMAs below read the file header, and while another connection recovers the
+  // WAL index (the first to open after the last one closed) that read answers SQLITE_BUSY at once unless a busy
+  // handler waits. Database::open sets the configured timeout afterwards.
+  sqlite3_busy_timeout(raw, 5000);
   // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
   // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
   PT_TRY(

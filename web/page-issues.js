@@ -42,6 +42,10 @@ function feedbackSection(view, fb) {
     { label: 'of which suggested', num: true, title: 'the labeler had suggested it on that issue' },
     { label: 'kept share', num: true, title: 'kept / applied' }],
   fb.labels.map(feedbackRow), { empty: 'no label applied or added yet', className: 'feedback-table' }));
+  // The labelers serve retrained from these corrections ([github] retrain_corrections).
+  for (const m of fb.models || []) {
+    view.appendChild(el('p', { class: 'muted retrained', text: `${m.repo}: labeler retrained ${day(m.trained_at)} from ${m.issues} issues and ${m.corrections} corrections; ${m.corrections_since} corrections since.` }));
+  }
 }
 
 const statePill = (state) => el('span', {

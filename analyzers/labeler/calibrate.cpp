@@ -16,7 +16,7 @@ struct Sample {
   bool kept = false;
 };
 
-using SampleKey = std::pair<std::string, std::string>;  // (label, source)
+using SampleKey = std::pair<std::string, Origin>;  // (label, source)
 
 // The samples of each (label, source), and the pool each belongs to: its axis and group (AxisSpec::groups) and source.
 struct Samples {
@@ -25,18 +25,17 @@ struct Samples {
 };
 
 // "symptom/inference+training/rules": the values whose held-out record a label with few of its own borrows.
-std::string pool_of(const Taxonomy& taxonomy, const std::string& axis, const std::string& label,
-                    const std::string& source) {
+std::string pool_of(const Taxonomy& taxonomy, const std::string& axis, const std::string& label, Origin source) {
   std::string key = axis + "/";
   if (const auto* spec = taxonomy.axis(axis))
     for (const auto& g : spec->groups)
       if (std::find(g.begin(), g.end(), label) != g.end())
         for (const auto& l : g) key += l + "+";
-  return key + "/" + source;
+  return key + "/" + std::string(to_string(source));
 }
 
 void add_sample(Samples& out, const Taxonomy& taxonomy, const std::string& axis, const std::string& label,
-                const std::string& source, Sample s) {
+                Origin source, Sample s) {
   out.by_label[{label, source}].push_back(s);
   out.pool.emplace(SampleKey{label, source}, pool_of(taxonomy, axis, label, source));
 }
@@ -69,12 +68,12 @@ void sample_run(const HeldOut& run, const Taxonomy& taxonomy, double suggest_fro
   std::set<std::string> given, decided_axes;
   for (const auto& row : run.rules.axes) {
     const auto* spec = taxonomy.axis(row.axis);
-    if (!spec || !spec->applied || (row.layer != "rules" && row.layer != "default")) continue;
+    if (!spec || !spec->applied || (row.layer != Origin::rules && row.layer != Origin::fallback)) continue;
     given.insert(row.value);
-    if (row.layer == "rules") decided_axes.insert(row.axis);
+    if (row.layer == Origin::rules) decided_axes.insert(row.axis);
     if (!run.corrected.count(row.value) && !judged(taxonomy, row.axis, row.value, set)) continue;
     const auto it = p.find(row.value);
-    add_sample(out, taxonomy, row.axis, row.value, "rules",
+    add_sample(out, taxonomy, row.axis, row.value, Origin::rules,
                {it == p.end() ? 1.0 : it->second, run.expected.count(row.value) > 0});
   }
   for (const auto& v : run.votes) {
@@ -83,7 +82,7 @@ void sample_run(const HeldOut& run, const Taxonomy& taxonomy, double suggest_fro
     const auto* spec = taxonomy.axis(v.axis);
     if (v.axis != "implied" && (!spec || !spec->applied || (!spec->multi && decided_axes.count(v.axis)))) continue;
     if (!run.corrected.count(v.label) && !judged(taxonomy, v.axis, v.label, set)) continue;
-    add_sample(out, taxonomy, v.axis, v.label, "model", {v.p, run.expected.count(v.label) > 0});
+    add_sample(out, taxonomy, v.axis, v.label, Origin::model, {v.p, run.expected.count(v.label) > 0});
   }
 }
 
@@ -143,7 +142,7 @@ std::optional<double> Calibration::from(double target) const {
   return std::nullopt;
 }
 
-const Calibration* LabelModel::calibrated(std::string_view label, std::string_view origin) const {
+const Calibration* LabelModel::calibrated(std::string_view label, Origin origin) const {
   for (const auto& c : calibration)
     if (c.label == label && c.source == origin) return &c;
   return nullptr;
@@ -214,7 +213,11 @@ nlohmann::json calibration_json(const std::vector<Calibration>& calibration) {
   for (const auto& c : calibration) {
     auto steps = nlohmann::json::array();
     for (const auto& s : c.steps) steps.push_back({s.lo, s.hi, s.value});
-    out.push_back({{"label", c.label}, {"source", c.source}, {"steps", steps}, {"judged", c.judged}, {"kept", c.kept}});
+    out.push_back({{"label", c.label},
+                   {"source", to_string(c.source)},
+                   {"steps", steps},
+                   {"judged", c.judged},
+                   {"kept", c.kept}});
   }
   return out;
 }
@@ -228,9 +231,11 @@ std::vector<Calibration> parse_calibration(const nlohmann::json& j) {
   for (const auto& c : j) {
     if (!c.is_object() || !c.contains("label") || !c["label"].is_string())
       throw std::invalid_argument("each calibration needs a \"label\"");
-    Calibration cal{c["label"].get<std::string>(), c.value("source", std::string{}), {}, 0, 0};
-    if (cal.source != "rules" && cal.source != "model")
+    Calibration cal{c["label"].get<std::string>(), Origin::rules, {}, 0, 0};
+    const auto source = origin_from_name(c.value("source", std::string{}));
+    if (source != Origin::rules && source != Origin::model)
       throw std::invalid_argument("calibration of '" + cal.label + "': \"source\" must be rules or model");
+    cal.source = *source;
     for (const auto& s : c.value("steps", nlohmann::json::array())) {
       if (!s.is_array() || s.size() != 3 || !unit(s[0]) || !unit(s[1]) || !unit(s[2]))
         throw std::invalid_argument("calibration of '" + cal.label + "': each step must be [lo, hi, value] in 0..1");

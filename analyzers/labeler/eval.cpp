@@ -220,7 +220,7 @@ EvalReport evaluate_labeler(const std::vector<EvalIssue>& set, const Taxonomy& t
   const LabelModel* seen = taxonomy.model.get();
   EvalReport r;
   r.taxonomy = taxonomy.name;
-  r.layers = std::string(layers_name(layers));
+  r.layers = layers;
   Tallies t;
   for (const auto& a : taxonomy.axes)
     if (a.applied) t.axes[a.name];
@@ -299,7 +299,7 @@ void score_rows(std::string& out, const char* head, const std::vector<EvalScore>
 
 json to_json(const EvalReport& r, bool with_issues) {
   json j = {{"taxonomy", r.taxonomy},
-            {"layers", r.layers},
+            {"layers", layers_name(r.layers)},
             {"issues", r.issues},
             {"skipped_seen", r.skipped_seen},
             {"wrong_single", r.wrong_single},
@@ -331,7 +331,7 @@ json to_json(const EvalReport& r, bool with_issues) {
 std::string render_text(const EvalReport& r, bool with_issues) {
   std::string out =
       fmt::format("label-eval: taxonomy {}, layers {}, {} issues{}; wrong single-valued value on {} ({:.1f}%)\n\n",
-                  r.taxonomy, r.layers, r.issues,
+                  r.taxonomy, layers_name(r.layers), r.issues,
                   r.skipped_seen ? fmt::format(" ({} skipped: the model was trained on them)", r.skipped_seen) : "",
                   r.wrong_single, 100.0 * r.wrong_single_share());
   score_rows(out, "axis", r.axes, false);
@@ -382,7 +382,7 @@ void comparison_rows(std::string& out, const char* head, const std::vector<EvalR
   std::size_t w = std::string_view(head).size();
   for (const auto& [name, _] : rows) w = std::max(w, name.size());
   out += fmt::format("{:<{}}  {:>7}", head, w, "support");
-  for (const auto& r : reports) out += fmt::format("  {:>13}", r.layers + " P / R");
+  for (const auto& r : reports) out += fmt::format("  {:>13}", std::string(layers_name(r.layers)) + " P / R");
   out += "\n";
   for (const auto& [name, scores] : rows) {
     int support = 0;
@@ -402,9 +402,9 @@ std::string render_comparison(const std::vector<EvalReport>& reports) {
   std::string out =
       fmt::format("label-eval: taxonomy {}, layers side by side (precision / recall)\n", reports.front().taxonomy);
   for (const auto& r : reports)
-    out += fmt::format("  {}: {} issues scored{}, wrong single-valued value on {} ({:.1f}%)\n", r.layers, r.issues,
-                       r.skipped_seen ? fmt::format(" ({} skipped: trained on)", r.skipped_seen) : "", r.wrong_single,
-                       100.0 * r.wrong_single_share());
+    out += fmt::format("  {}: {} issues scored{}, wrong single-valued value on {} ({:.1f}%)\n", layers_name(r.layers),
+                       r.issues, r.skipped_seen ? fmt::format(" ({} skipped: trained on)", r.skipped_seen) : "",
+                       r.wrong_single, 100.0 * r.wrong_single_share());
   out += "\n";
   comparison_rows(out, "axis", reports, true);
   out += "\n";
@@ -445,7 +445,7 @@ void check_rows(const std::vector<EvalScore>& rows, const json& want, const std:
 
 std::vector<std::string> check_floors(const EvalReport& r, const json& floors) {
   std::vector<std::string> fails;
-  const auto key = r.layers == "rules" ? r.taxonomy : r.taxonomy + "/" + r.layers;
+  const auto key = r.layers == Layers::rules ? r.taxonomy : r.taxonomy + "/" + std::string(layers_name(r.layers));
   if (!floors.is_object() || !floors.contains(key)) return fails;
   const auto& f = floors[key];
   const auto prefix = key + ": ";

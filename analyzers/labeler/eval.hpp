@@ -76,7 +76,7 @@ struct EvalIssueResult {
 
 struct EvalReport {
   std::string taxonomy;
-  std::string layers = "rules";  // rules, model, both
+  Layers layers = Layers::rules;
   int issues = 0;
   int skipped_seen = 0;           // issues of the set the model was trained on: not scored
   std::vector<EvalScore> axes;    // one per applied axis of the taxonomy, micro-averaged over its values

@@ -34,7 +34,7 @@ std::map<std::string, LabelSamples> gate_samples(const std::vector<HeldOut>& run
     for (const auto& v : run.votes) p[v.label] = v.p;
     std::set<std::string> given;
     for (const auto& row : run.rules.axes)
-      if (row.layer == "rules" && modelled.count(row.value)) given.insert(row.value);
+      if (row.layer == Origin::rules && modelled.count(row.value)) given.insert(row.value);
     for (const auto& label : given) {
       const auto it = p.find(label);  // a label the fold had too few issues of has no model there: kept
       out[label].given.push_back({it == p.end() ? 1.0 : it->second, run.expected.count(label) > 0});

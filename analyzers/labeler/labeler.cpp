@@ -36,7 +36,7 @@ void withhold_gated(LabelResult& r, const std::vector<ModelVote>& votes, const L
     const auto w = std::find_if(model.labels.begin(), model.labels.end(),
                                 [&](const LabelWeights& lw) { return lw.label == a.value && lw.gate > 0; });
     const auto v = std::find_if(votes.begin(), votes.end(), [&](const ModelVote& mv) { return mv.label == a.value; });
-    if (a.layer != "rules" || on_issue.count(a.value) || w == model.labels.end() || v == votes.end() ||
+    if (a.layer != Origin::rules || on_issue.count(a.value) || w == model.labels.end() || v == votes.end() ||
         v->p >= w->gate) {
       kept.push_back(std::move(a));
       continue;
@@ -45,7 +45,7 @@ void withhold_gated(LabelResult& r, const std::vector<ModelVote>& votes, const L
         "Withheld: the tracker sets it on issues like this one with p {:.2f}, under its gate {:.2f}. "
         "The rules said: {}",
         v->p, w->gate, a.reason);
-    a.layer = "gate";
+    a.layer = Origin::gate;
     r.withheld.push_back(std::move(a));
   }
   r.axes = std::move(kept);
@@ -62,29 +62,29 @@ void apply_model(LabelResult& r, const std::vector<ModelVote>& votes, const Taxo
     if (v.p < threshold) break;  // highest first
     const std::string reason = "Learned from the tracker: " + v.reason() + ".";
     if (v.axis == "implied") {  // a label the taxonomy implies (pytorch's oncall: pt2), learned on its own
-      if (!implied_by_rows(r, taxonomy, v.label)) r.axes.push_back({v.axis, v.label, reason, "model", {}});
+      if (!implied_by_rows(r, taxonomy, v.label)) r.axes.push_back({v.axis, v.label, reason, Origin::model, {}});
       continue;
     }
     const auto* spec = taxonomy.axis(v.axis);
     if (!spec || !spec->applied || filled.count(v.axis)) continue;
     auto same_axis = std::find_if(r.axes.begin(), r.axes.end(), [&](const AxisRow& a) { return a.axis == v.axis; });
     if (!spec->multi) {
-      if (same_axis != r.axes.end() && same_axis->layer != "default") continue;  // the rules decided
+      if (same_axis != r.axes.end() && same_axis->layer != Origin::fallback) continue;  // the rules decided
       filled.insert(v.axis);
       if (same_axis != r.axes.end()) {
-        *same_axis = {v.axis, v.label, reason, "model", {}};
+        *same_axis = {v.axis, v.label, reason, Origin::model, {}};
         continue;
       }
     } else if (std::any_of(r.axes.begin(), r.axes.end(),
                            [&](const AxisRow& a) { return a.axis == v.axis && a.value == v.label; })) {
       continue;
     }
-    r.axes.push_back({v.axis, v.label, reason, "model", {}});
+    r.axes.push_back({v.axis, v.label, reason, Origin::model, {}});
   }
   // A default is a guess, not a rule's decision: where the model knows that value and did not confirm it (or pick
   // another), the tracker would most likely leave the axis unset, so the default goes.
   std::erase_if(r.axes, [&](const AxisRow& a) {
-    if (a.layer != "default" || filled.count(a.axis)) return false;
+    if (a.layer != Origin::fallback || filled.count(a.axis)) return false;
     return std::any_of(model.labels.begin(), model.labels.end(),
                        [&](const LabelWeights& w) { return w.label == a.value; });
   });
@@ -98,12 +98,12 @@ void apply_tiers(LabelResult& r, const std::vector<ModelVote>& votes, const Taxo
   std::vector<AxisRow> kept;
   for (auto& a : r.axes) {
     const auto* spec = taxonomy.axis(a.axis);
-    if (a.layer == "issue" || on_issue.count(a.value) || (spec && !spec->applied)) {
+    if (a.layer == Origin::issue || on_issue.count(a.value) || (spec && !spec->applied)) {
       kept.push_back(std::move(a));
       continue;
     }
     const auto v = std::find_if(votes.begin(), votes.end(), [&](const ModelVote& mv) { return mv.label == a.value; });
-    const auto* cal = model.calibrated(a.value, a.layer == "model" ? "model" : "rules");
+    const auto* cal = model.calibrated(a.value, a.layer == Origin::model ? Origin::model : Origin::rules);
     a.p = cal ? cal->at(v == votes.end() ? 1.0 : v->p) : 0.0;
     if (cal && *a.p >= model.apply_at) {
       kept.push_back(std::move(a));
@@ -111,7 +111,7 @@ void apply_tiers(LabelResult& r, const std::vector<ModelVote>& votes, const Taxo
     }
     a.reason = cal ? fmt::format("Likely, p {:.2f} (applied from {:.2f}). {}", *a.p, model.apply_at, a.reason)
                    : "Never proposed on the tracker's history, so not applied. " + a.reason;
-    a.layer = "suggested";
+    a.layer = Origin::suggested;
     r.suggested.push_back(std::move(a));
   }
   r.axes = std::move(kept);
@@ -155,15 +155,15 @@ LabelResult run_rules(const IssueInput& issue, const Taxonomy& taxonomy, const E
     for (const auto& row : r.axes)
       if (row.axis == axis && row.value == *value) return;
     if (d->suggest) {
-      r.suggested.push_back({std::string(axis), *value, d->reason, "suggested", {}});
+      r.suggested.push_back({std::string(axis), *value, d->reason, Origin::suggested, {}});
       return;
     }
     r.axes.push_back({std::string(axis),
                       *value,
                       d->reason,
-                      d->on_issue   ? "issue"
-                      : d->fallback ? "default"
-                                    : "rules",
+                      d->on_issue   ? Origin::issue
+                      : d->fallback ? Origin::fallback
+                                    : Origin::rules,
                       {}});
   };
   add("type", decide_type(c));
@@ -252,6 +252,24 @@ Result<LabelResult> label_issue_within(const IssueInput& issue, const Taxonomy& 
         ErrorKind::unprocessable, "label_budget_exceeded",
         "labeling took more than its CPU budget of " + budget_text(settings.cpu_budget) + "; shorten the issue body");
   }
+}
+
+std::string_view to_string(Origin o) {
+  switch (o) {
+    case Origin::rules: return "rules";
+    case Origin::fallback: return "default";
+    case Origin::issue: return "issue";
+    case Origin::model: return "model";
+    case Origin::gate: return "gate";
+    case Origin::suggested: break;
+  }
+  return "suggested";
+}
+
+std::optional<Origin> origin_from_name(std::string_view name) {
+  for (auto o : {Origin::rules, Origin::fallback, Origin::issue, Origin::model, Origin::gate, Origin::suggested})
+    if (name == to_string(o)) return o;
+  return std::nullopt;
 }
 
 std::string_view layers_name(Layers l) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzers/labeler/origin.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 #include "common/result.hpp"
 
@@ -52,10 +53,7 @@ using EvidenceLookup = std::function<std::optional<CaseEvidence>(const ParsedCas
 
 struct AxisRow {
   std::string axis, value, reason;
-  // Which layer decided it: "rules", "default" (the taxonomy's fallback value, no rule fired), "issue" (set on the
-  // issue already) or "model" (the learned layer, model.hpp); "gate" on a row Layers::gated withheld, "suggested" on
-  // a suggestion.
-  std::string layer = "rules";
+  Origin layer = Origin::rules;
   // Layers::tiered: the calibrated probability that the tracker keeps it (model.hpp Calibration).
   std::optional<double> p;
 };

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzers/labeler/eval.hpp"
+#include "analyzers/labeler/origin.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 #include "common/result.hpp"
 
@@ -65,9 +66,9 @@ struct Calibration {
     bool operator==(const Step&) const = default;
   };
   std::string label;
-  std::string source;        // "rules": a value the rules gave; "model": one the model alone proposed
-  std::vector<Step> steps;   // ascending, values non-decreasing
-  int judged = 0, kept = 0;  // held-out values on issues that judge them, and those the tracker had set
+  Origin source = Origin::rules;  // rules: a value the rules gave; model: one the model alone proposed
+  std::vector<Step> steps;        // ascending, values non-decreasing
+  int judged = 0, kept = 0;       // held-out values on issues that judge them, and those the tracker had set
 
   [[nodiscard]] double at(double raw) const;  // 0 without steps
   // The lowest raw probability whose value is at least `target`: the label's threshold; nullopt when none reaches it.
@@ -88,8 +89,8 @@ struct LabelModel {
   std::vector<LabelWeights> labels;      // in taxonomy order
 
   [[nodiscard]] bool saw(std::int64_t number) const;
-  // The calibration of `label` as `origin` ("rules" or "model") gave it; null when it has none.
-  [[nodiscard]] const Calibration* calibrated(std::string_view label, std::string_view origin) const;
+  // The calibration of `label` as `origin` (rules or model) gave it; null when it has none.
+  [[nodiscard]] const Calibration* calibrated(std::string_view label, Origin origin) const;
 };
 
 struct TrainSettings {

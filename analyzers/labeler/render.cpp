@@ -61,7 +61,7 @@ namespace {
 
 // A row; "p" (the calibrated probability) only where the tiered layer set one.
 nlohmann::json row_json(const AxisRow& a) {
-  nlohmann::json out{{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}};
+  nlohmann::json out{{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", to_string(a.layer)}};
   if (a.p) out["p"] = *a.p;
   return out;
 }

@@ -227,7 +227,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
   // are refused like other bytes, never answered as stored.
   const bool same_axes = live && live->axes == p.axes;
   if (live && live->sha256 == p.sha256 && same_axes) {
-    s.status = "duplicate";
+    s.status = FileStatus::duplicate;
     if (!p.is_reference) {
       PT_ASSIGN(const auto counts, judge_rows(p, meta, nullptr));
       set_counts(s, counts);
@@ -258,7 +258,7 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
                      p.compressed};
   PT_ASSIGN(const std::int64_t file_id, live ? schema::replace_file(store.db(), run_id, live->id, nf)
                                              : schema::insert_file(store.db(), run_id, nf));
-  s.status = live ? "replaced" : "stored";
+  s.status = live ? FileStatus::replaced : FileStatus::stored;
   if (p.is_reference) {
     PT_TRY(schema::insert_expectations(store.db(), run_id, file_id, p.reference.rows));
   } else {
@@ -275,8 +275,18 @@ Result<FileSummary> store_file(schema::Store& store, std::int64_t run_id, const 
 
 }  // namespace
 
+std::string_view to_string(FileStatus s) {
+  switch (s) {
+    case FileStatus::stored: return "stored";
+    case FileStatus::duplicate: return "duplicate";
+    case FileStatus::replaced: break;
+  }
+  return "replaced";
+}
+
 bool IngestSummary::stored_anything() const {
-  return std::any_of(files.begin(), files.end(), [](const FileSummary& f) { return f.status != "duplicate"; });
+  return std::any_of(files.begin(), files.end(),
+                     [](const FileSummary& f) { return f.status != FileStatus::duplicate; });
 }
 
 Result<void> merge_meta_json(UploadMeta& meta, std::string_view json_text) {
@@ -445,19 +455,11 @@ json to_json(const IngestSummary& summary) {
                      {"duplicates_dropped", f.duplicates_dropped},
                      {"expectations", f.expectations},
                      {"invalid", f.invalid},
-                     {"status", f.status},
+                     {"status", to_string(f.status)},
                      {"warnings", warnings_json(f, false)}});
     for (auto& w : warnings_json(f, true)) warnings.push_back(std::move(w));
   }
   return {{"run", summary.run}, {"files", files}, {"errors", json::array()}, {"warnings", warnings}};
-}
-
-json to_json(const Error& error) {
-  json e = {{"code", error.code}, {"message", error.message}};
-  e["file"] = error.file.empty() ? json() : json(error.file);
-  e["line"] = error.line > 0 ? json(error.line) : json();
-  e["column"] = error.column.empty() ? json() : json(error.column);
-  return e;
 }
 
 }  // namespace perftriage::server

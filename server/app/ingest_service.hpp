@@ -35,11 +35,16 @@ struct UploadMeta {
   std::string repo, pull_request, baseline;
 };
 
+// What an upload did with a file: stored it, found the same bytes stored already, or replaced the run's file of the
+// same path (replace=true).
+enum class FileStatus { stored, duplicate, replaced };
+std::string_view to_string(FileStatus s);  // "stored", "duplicate", "replaced"
+
 struct FileSummary {
   std::string path, format, suite, dtype, mode, kind, device, config;
   std::int64_t rows = 0, slow = 0, failed = 0, accuracy_failed = 0, duplicates_dropped = 0, expectations = 0,
                invalid = 0;
-  std::string status;                        // stored | duplicate | replaced
+  FileStatus status = FileStatus::stored;
   std::int64_t stored_file_id = 0;           // a performance file stored by this upload (feeds the backlog)
   std::vector<ingest::CsvWarning> warnings;  // accepted but not kept as written (extra cells dropped)
 };
@@ -64,6 +69,5 @@ Result<IngestSummary> ingest_files(schema::Store& store, const UploadMeta& meta,
 
 // {"run","files":[{...,"warnings":[...]}],"errors":[],"warnings":[{"file","code","message","rows","cells","line"}]}
 nlohmann::json to_json(const IngestSummary& summary);
-nlohmann::json to_json(const Error& error);  // {"code","message","file","line","column"}
 
 }  // namespace perftriage::server

@@ -192,4 +192,22 @@ json missing_json(const model::MissingRecord& m) {
           {"config", m.config}, {"model", m.model}, {"reason", m.reason}, {"evidence", m.evidence}};
 }
 
+Result<RunDetail> run_detail(schema::Store& store, const std::string& key, double threshold) {
+  auto& db = store.db();
+  PT_ASSIGN(const auto runs, resolve_runs(store, key, {}));
+  const auto& run = runs.front();
+  PT_ASSIGN(const auto counts, schema::run_counts(db, run.id, threshold));
+  PT_ASSIGN(const auto files, schema::run_files(db, run.id));
+  PT_ASSIGN(const auto missing, schema::missing(db, run));
+  PT_ASSIGN(const auto previous, schema::previous_run(db, run));
+  nlohmann::json j = run_json(run, counts);
+  j["files"] = nlohmann::json::array();
+  for (const auto& f : files) j["files"].push_back(file_json(f));
+  j["missing"] = nlohmann::json::array();
+  for (const auto& m : missing) j["missing"].push_back(missing_json(m));
+  j["counts"]["missing"] = missing.size();
+  j["previous_run"] = previous ? nlohmann::json(previous->meta.key) : nlohmann::json();
+  return RunDetail{std::move(j), run.meta.platform};
+}
+
 }  // namespace perftriage::server

@@ -33,6 +33,14 @@ Result<std::int64_t> parse_limit(const std::string& text, const char* name, std:
 // Parses a threshold given as text; must be a finite number > 0.
 Result<double> parse_threshold(const std::string& text, double fallback);
 
+// One run asked for by key (GET /api/v1/runs/{key}): run_json with its counts at `threshold`, its files, the models
+// missing against its previous run (counts.missing), and that run's key (previous_run, null for the first).
+struct RunDetail {
+  nlohmann::json body;
+  std::string platform;  // as stored: the data stamp scope the answer read
+};
+Result<RunDetail> run_detail(schema::Store& store, const std::string& key, double threshold);
+
 nlohmann::json run_json(const model::RunRecord& run, const model::RunCounts& counts);
 nlohmann::json file_json(const model::FileRecord& file);
 nlohmann::json result_json(const model::ResultRecord& row, double threshold = 1.0);

@@ -42,6 +42,11 @@ struct GitHubSettings {
   // [github] label_layers: which of the labeler's layers the bot applies: "both" (the rules, then the model fills)
   // or "gated" (both, then withholding what the tracker's history leaves off); also "rules" or "model".
   std::string label_layers = "both";
+  // [github] retrain_corrections / retrain_check_s: serve trains a repository's labeler again once maintainers
+  // corrected its labels this many times since it last learned (0 = never), looking every retrain_check_s
+  // (server/app/label_retrain.hpp).
+  std::int64_t retrain_corrections = 20;
+  double retrain_check_s = 3600;
   int max_attempts = 8;                  // then the outbox action is marked failed, visibly
   double min_mutation_interval_s = 1.0;  // one mutation at a time, at least this far apart
   long connect_timeout_ms = 5000;

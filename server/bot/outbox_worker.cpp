@@ -13,6 +13,7 @@
 #include "common/strings.hpp"
 #include "schema/app_installation_store.hpp"
 #include "schema/store.hpp"
+#include "schema/task_lock.hpp"
 #include "server/bot/tracking.hpp"
 
 namespace perftriage::server {
@@ -422,6 +423,20 @@ Outcome OutboxWorker::upsert_tracking_issue(const schema::OutboxRow& row, schema
   }
   auto known = schema::tracking_issue(db, fingerprint);
   if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
+  // Two rows for one fingerprint taken by two replicas at once would both find no issue and both open one: the
+  // search and the opening are one replica's at a time (a lock its session holds, so a replica that dies frees it).
+  std::optional<schema::TaskLock> opening;
+  if (!*known) {
+    auto turn = schema::TaskLock::try_take(db, "tracking-issue:" + fingerprint);
+    if (!turn) return db_trouble(turn.error(), row.attempts + 1, options_.retry);
+    if (!turn->held()) {
+      return Outcome{Outcome::Kind::retry, backoff_ms(row.attempts + 1, options_.retry), false,
+                     "another replica is opening the tracking issue " + fingerprint};
+    }
+    opening.emplace(std::move(*turn));
+    known = schema::tracking_issue(db, fingerprint);  // it may have been opened while this row waited
+    if (!known) return db_trouble(known.error(), row.attempts + 1, options_.retry);
+  }
   std::optional<std::int64_t> number = *known;
   if (!number) {
     // POST /issues has no idempotency key: an attempt killed between GitHub's 201 and the commit below left the issue

@@ -24,6 +24,7 @@
 #include "server/app/case_findings.hpp"
 #include "server/app/comparison.hpp"
 #include "server/app/label_evidence.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/app/slow_report.hpp"
 #include "server/bot/notify.hpp"
 #include "server/bot/outbox_worker.hpp"
@@ -303,7 +304,7 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, cons
   };
   Plan plan;
   const bool first = state.published == "{}" || state.published.empty();
-  PT_ASSIGN(const auto taxonomy, bot_taxonomy(policy.taxonomy, gh.label_model));
+  PT_ASSIGN(const auto taxonomy, repo_taxonomy(store.db(), policy.repo, policy.taxonomy, gh.label_model));
   const lb::IssueInput input{b.title, b.label_text, {}, policy.repo, 0};
   const auto labeled = label_with_evidence(store, input, taxonomy, bot_layers(gh.label_layers));
   if (labeled.need_split) b.body += split_markdown(b);

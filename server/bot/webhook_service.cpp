@@ -10,6 +10,7 @@
 #include "schema/issue_case_store.hpp"
 #include "server/http/http_types.hpp"
 #include "server/app/label_evidence.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/bot/outbox_worker.hpp"
 #include "server/bot/webhook.hpp"
 
@@ -95,7 +96,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
   const Disposition what = served ? parsed.what : Disposition::ignored;
   std::optional<lb::Taxonomy> taxonomy;
   if (what == Disposition::label) {
-    PT_ASSIGN(taxonomy, bot_taxonomy(repo->taxonomy, repo->label_model));
+    PT_ASSIGN(taxonomy, repo_taxonomy(store.db(), event.repo, repo->taxonomy, repo->label_model));
   }
   auto& db = store.db();
   PT_ASSIGN(auto tx, schema::Transaction::begin(db));
@@ -138,7 +139,8 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       schema::LabeledIssue row{event.repo,    event.number,        event.title, json::array(),
                                result.labels, lb::to_json(result), {}};
       for (const auto& a : result.axes)
-        row.axes.push_back({{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", a.layer}});
+        row.axes.push_back(
+            {{"axis", a.axis}, {"value", a.value}, {"reason", a.reason}, {"layer", lb::to_string(a.layer)}});
       PT_TRY(schema::save_labeled_issue(db, row));
       answer = {202,
                 {{"status", "queued"}, {"actions", actions.size()}, {"dry_run", dry_run}, {"labels", result.labels}}};

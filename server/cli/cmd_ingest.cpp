@@ -20,6 +20,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/error_json.hpp"
 #include "common/strings.hpp"
 #include "ingest/benchmark_csv.hpp"
 #include "server/app/ingest_service.hpp"
@@ -177,9 +178,9 @@ void print_summary(const server::IngestSummary& summary, Io io) {
   std::map<std::string, int> by_status;
   io.out << "run " << summary.run << "\n";
   for (const auto& f : summary.files) {
-    io.out << "  " << f.status << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode << " " << f.kind
-           << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed << ", accuracy_failed "
-           << f.accuracy_failed;
+    io.out << "  " << to_string(f.status) << "  " << f.path << "  [" << f.suite << " " << f.dtype << " " << f.mode
+           << " " << f.kind << "]  rows " << f.rows << ", slow " << f.slow << ", failed " << f.failed
+           << ", accuracy_failed " << f.accuracy_failed;
     if (f.duplicates_dropped) io.out << ", duplicates dropped " << f.duplicates_dropped;
     if (f.expectations) io.out << ", expectations " << f.expectations;
     io.out << "\n";
@@ -187,7 +188,7 @@ void print_summary(const server::IngestSummary& summary, Io io) {
     slow += f.slow;
     failed += f.failed;
     accuracy_failed += f.accuracy_failed;
-    ++by_status[f.status];
+    ++by_status[std::string(to_string(f.status))];
   }
   std::string statuses;
   for (const auto& [status, n] : by_status) statuses += ", " + std::to_string(n) + " " + status;
@@ -220,7 +221,7 @@ Result<int> run_ingest(const IngestOptions& o, Io io) {
   const auto errors = meta ? every_error(*meta, o.paths, summary.error()) : std::vector<Error>{summary.error()};
   if (o.json) {
     json list = json::array();
-    for (const auto& e : errors) list.push_back(server::to_json(e));
+    for (const auto& e : errors) list.push_back(to_json(e));
     io.out << server::rendered_json(
                   {{"run", o.run.empty() ? json() : json(o.run)}, {"files", json::array()}, {"errors", list}})
                   .body;

@@ -28,11 +28,12 @@ void print_table(const lb::LabelResult& r, std::ostream& out) {
   for (const auto& a : rows) {
     w_axis = std::max(w_axis, a.axis.size());
     w_value = std::max(w_value, a.value.size());
-    w_layer = std::max(w_layer, a.layer.size());
+    w_layer = std::max(w_layer, lb::to_string(a.layer).size());
   }
   out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "axis", w_axis, "value", w_value, "layer", w_layer, "reason");
   for (const auto& a : rows)
-    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, a.layer, w_layer, a.reason);
+    out << fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", a.axis, w_axis, a.value, w_value, lb::to_string(a.layer),
+                       w_layer, a.reason);
   out << "\nlabels: " << (r.labels.empty() ? std::string("(none)") : join(r.labels, ", ")) << "\n";
   out << "need_split: " << (r.need_split ? "yes" : "no") << "\n";
   out << "root cause: " << r.root_cause << "\n";

@@ -3,6 +3,7 @@
 // demo, then the HTTP server and its background tasks.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "schema/database.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/config.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/app/retention.hpp"
 #include "server/bot/outbox_worker.hpp"
 #include "server/bot/tracking.hpp"
@@ -157,7 +159,12 @@ Result<int> run_server(const server::Settings& settings, Io io) {
     if (auto store = app.store()) server::recover_deliveries(**store, settings.github, io.err);
   });
   if (schema::is_postgres_url(settings.db_path)) delivery_recovery.start();
+  // The labeler learns from the maintainers' corrections (server/app/label_retrain.hpp): a look every retrain_check_s.
+  PeriodicTask retrain(std::chrono::milliseconds(std::llround(settings.github.retrain_check_s * 1000.0)),
+                       [&app] { server::retrain_pass(app); });
+  if (settings.github.retrain_corrections > 0) retrain.start();
   http.run(settings.threads);
+  retrain.stop();
   delivery_recovery.stop();
   if (worker) worker->stop();
   io.out << "perftriage: stopped" << std::endl;

@@ -70,7 +70,7 @@ void print_calibration(const std::vector<lb::Calibration>& calibration, double a
   if (calibration.empty()) return;
   out << fmt::format("calibration (held-out folds): applied at a calibrated probability of {:.2f} or more\n", apply_at);
   for (const auto& c : calibration) {
-    out << fmt::format("  {:<40} {:<5} judged {:>4}, kept {:>4}: ", c.label, c.source, c.judged, c.kept);
+    out << fmt::format("  {:<40} {:<5} judged {:>4}, kept {:>4}: ", c.label, lb::to_string(c.source), c.judged, c.kept);
     const auto from = c.from(apply_at);
     out << (from ? fmt::format("applied from p {:.2f}\n", *from) : std::string("suggested only\n"));
   }
@@ -81,7 +81,7 @@ nlohmann::json thresholds_json(const std::vector<lb::Calibration>& calibration, 
   for (const auto& c : calibration) {
     const auto from = c.from(apply_at);
     out.push_back({{"label", c.label},
-                   {"source", c.source},
+                   {"source", lb::to_string(c.source)},
                    {"judged", c.judged},
                    {"kept", c.kept},
                    {"applied_from", from ? nlohmann::json(*from) : nlohmann::json(nullptr)}});

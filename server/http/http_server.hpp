@@ -1,8 +1,9 @@
 #pragma once
-// Boost.Beast HTTP/1.1 server: an acceptor with a connection cap, a strand per connection, a fresh parser per request
-// with header and body limits, header / body / idle / write timeouts, large bodies spooled to an unlinked temporary
-// file and mapped, and the Router for everything else. SIGTERM / SIGINT drain the requests in progress (bounded).
-// Every limit is a [limits] setting (server/app/settings.hpp, docs/limits.md).
+// Boost.Beast HTTP/1.1 server, in three parts: this listener (accept with a connection cap and a back-off when out of
+// descriptors, one io_context per I/O thread, the drain on SIGTERM / SIGINT), the session of each connection
+// (server/http/session.hpp: read within the limits, admit, dispatch, write), and the steps it calls in order
+// (admission.hpp, response_cache.hpp, work_pool.hpp, spool.hpp, wire.hpp). Every limit is a [limits] setting
+// (server/app/settings.hpp, docs/limits.md).
 #include <memory>
 #include <string>
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "server/app/ingest_service.hpp"
+#include "common/error_json.hpp"
 
 namespace perftriage::server {
 

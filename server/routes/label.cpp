@@ -7,6 +7,7 @@
 #include "schema/bot_store.hpp"
 #include "server/app/app_context.hpp"
 #include "server/app/label_evidence.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/routes/routes.hpp"
 
 namespace perftriage::server {
@@ -23,9 +24,11 @@ Error bad(std::string code, std::string message, std::string field = {}) {
 }
 
 // Over HTTP a taxonomy is a built-in name or an inline JSON object, never a path on the server. Without one the
-// request gets the bot's: [github] taxonomy with its [github] label_model, so the answer is what the bot would say.
-Result<lb::Taxonomy> request_taxonomy(const json& spec, const GitHubSettings& gh) {
-  if (spec.is_null()) return bot_taxonomy(gh.taxonomy, gh.label_model);
+// request gets the bot's for its repository (`bot`: its taxonomy, with the model retrained for it or its label_model),
+// so the answer is what the bot would say.
+Result<lb::Taxonomy> request_taxonomy(const json& spec, schema::Database& db, const std::string& repo,
+                                      const RepoSettings& bot) {
+  if (spec.is_null()) return repo_taxonomy(db, repo, bot.taxonomy, bot.label_model);
   if (spec.is_object()) return lb::parse_taxonomy(spec);
   if (!spec.is_string()) return bad("bad_taxonomy", "taxonomy is a built-in name or a JSON object", "taxonomy");
   const auto names = lb::builtin_taxonomies();
@@ -65,9 +68,9 @@ Result<lb::IssueInput> read_issue(const json& j) {
   return in;
 }
 
-// "layers": rules, model, both, gated or tiered (docs/labeler-eval.md); without it, the bot's [github] label_layers.
-Result<lb::Layers> request_layers(const json& spec, const GitHubSettings& gh) {
-  if (spec.is_null()) return bot_layers(gh.label_layers);
+// "layers": rules, model, both, gated or tiered (docs/labeler-eval.md); without it, the bot's label_layers.
+Result<lb::Layers> request_layers(const json& spec, const RepoSettings& bot) {
+  if (spec.is_null()) return bot_layers(bot.label_layers);
   const auto* name = spec.get_ptr<const std::string*>();
   const auto layers = name ? lb::layers_from_name(*name) : std::nullopt;
   if (!layers) return bad("bad_layers", "\"layers\" must be " + lb::layers_names_text(), "layers");
@@ -78,11 +81,14 @@ Result<ApiResponse> label(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const json j, parse_bounded_json(req.bytes(), "label request", JsonLimits::bytes(kMaxLabelRequestBytes)));
   PT_ASSIGN(auto issue, read_issue(j));
   const GitHubSettings& gh = app.settings().github;
-  PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), gh));
-  lb::LabelSettings settings;
-  PT_ASSIGN(settings.layers, request_layers(j.value("layers", json()), gh));
-  if (issue.repo.empty()) issue.repo = taxonomy.repo;
+  // A repository [[github.repos]] lists gets its own settings; any other, [github]'s.
+  const RepoSettings bot =
+      repo_settings(gh, issue.repo).value_or(RepoSettings{issue.repo, gh.taxonomy, gh.label_layers, gh.label_model});
   PT_ASSIGN(auto store, app.store());
+  PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), store->db(), issue.repo, bot));
+  lb::LabelSettings settings;
+  PT_ASSIGN(settings.layers, request_layers(j.value("layers", json()), bot));
+  if (issue.repo.empty()) issue.repo = taxonomy.repo;
   PT_ASSIGN(auto result, label_with_evidence(*store, issue, taxonomy, settings));
   json out = lb::to_json(result);
   out["comment"] = lb::render_comment(issue, result);

@@ -4,6 +4,7 @@
 // (`limit`), while these counts cover every issue the bot ever labeled, and neither answer should grow by the other.
 #include "server/app/app_context.hpp"
 #include "server/app/label_feedback.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/bot/github_names.hpp"
 #include "server/routes/routes.hpp"
 
@@ -19,10 +20,13 @@ Result<ApiResponse> get_label_feedback(const ApiRequest& req, AppContext& app) {
   }
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(const auto rows, label_feedback(store->db(), app.settings().github, repo));
+  PT_ASSIGN(auto models, retrained_models(store->db(), repo));
   json labels = json::array();
   for (const auto& r : rows) labels.push_back(to_json(r));
-  return json_response(
-      200, {{"repo", repo.empty() ? json() : json(repo)}, {"labels", labels}, {"totals", feedback_totals(rows)}});
+  return json_response(200, {{"repo", repo.empty() ? json() : json(repo)},
+                             {"labels", labels},
+                             {"totals", feedback_totals(rows)},
+                             {"models", std::move(models)}});
 }
 
 }  // namespace

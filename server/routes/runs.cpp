@@ -42,22 +42,9 @@ Result<ApiResponse> list_runs(const ApiRequest& req, AppContext& app) {
 Result<ApiResponse> get_run(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(const double threshold, parse_threshold(req.q("threshold"), app.settings().slow_threshold));
   PT_ASSIGN(auto store, app.store());
-  auto& db = store->db();
-  PT_ASSIGN(const auto runs, resolve_runs(*store, req.params.at(0), {}));
-  const auto& run = runs.front();
-  PT_ASSIGN(const auto counts, schema::run_counts(db, run.id, threshold));
-  PT_ASSIGN(const auto files, schema::run_files(db, run.id));
-  PT_ASSIGN(const auto missing, schema::missing(db, run));
-  PT_ASSIGN(const auto previous, schema::previous_run(db, run));
-  json j = run_json(run, counts);
-  j["files"] = json::array();
-  for (const auto& f : files) j["files"].push_back(file_json(f));
-  j["missing"] = json::array();
-  for (const auto& m : missing) j["missing"].push_back(missing_json(m));
-  j["counts"]["missing"] = missing.size();
-  j["previous_run"] = previous ? json(previous->meta.key) : json();
-  auto res = json_response(200, j);
-  res.data_scopes = {schema::stamp_scope_platform(run.meta.platform)};  // the run, and which run came before it
+  PT_ASSIGN(const auto run, run_detail(*store, req.params.at(0), threshold));
+  auto res = json_response(200, run.body);
+  res.data_scopes = {schema::stamp_scope_platform(run.platform)};  // the run, and which run came before it
   return res;
 }
 

@@ -91,7 +91,7 @@ Result<ApiResponse> post_upload(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto summary, ingest_files(*store, meta, std::move(files), app.settings().unpack));
   std::int64_t rows = 0;
   for (const auto& f : summary.files)
-    if (f.status != "duplicate") rows += f.rows;
+    if (f.status != FileStatus::duplicate) rows += f.rows;
   app.obs().rows_ingested(rows);
   auto body = to_json(summary);
   // The run is stored whatever happens to its check: a failure to queue it is said in the answer, not as an error

@@ -83,27 +83,30 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
   std::filesystem::remove(path);
   const std::string db = testing_support::test_db_file(path.string());  // on PostgreSQL: four replicas' connections
   { ASSERT_TRUE(Store::open(db).ok()); }
-  std::atomic<int> accepted{0}, errors{0};
+  std::atomic<int> accepted{0};
+  std::mutex mutex;
+  std::vector<std::string> errors;  // what went wrong, not only how often: a race shows up once in many runs
+  auto failed = [&](const std::string& what) {
+    std::lock_guard lock(mutex);
+    errors.push_back(what);
+  };
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       auto s = Store::open(db);
-      if (!s) {
-        ++errors;
-        return;
-      }
+      if (!s) return failed("open: " + s.error().message);
       for (int i = 0; i < 25; ++i) {
         auto tx = Transaction::begin(s->db());
         if (!tx) {
-          ++errors;
+          failed("begin: " + tx.error().message);
           continue;
         }
         auto r = record_delivery(s->db(), "delivery-" + std::to_string(i), "issues", "opened");
         if (!r)
-          ++errors;
+          failed("record: " + r.error().message);
         else if (*r)
           ++accepted;
-        if (!tx->commit()) ++errors;
+        if (auto c = tx->commit(); !c) failed("commit: " + c.error().message);
       }
     });
   }
@@ -111,7 +114,7 @@ TEST(BotStoreConcurrency, RacingRedeliveriesAreAcceptedOnce) {
   std::filesystem::remove(path);
   std::filesystem::remove(path.string() + "-wal");
   std::filesystem::remove(path.string() + "-shm");
-  EXPECT_EQ(errors, 0);
+  EXPECT_TRUE(errors.empty()) << errors.size() << " errors, the first: " << errors.front();
   EXPECT_EQ(accepted, 25);
 }
 

@@ -41,9 +41,9 @@ TrainSettings folds() {
   return s;
 }
 
-const Calibration& calibration_of(const LabelModel& m, const std::string& label, const std::string& source) {
+const Calibration& calibration_of(const LabelModel& m, const std::string& label, Origin source) {
   const auto* c = m.calibrated(label, source);
-  EXPECT_NE(c, nullptr) << label << " " << source;
+  EXPECT_NE(c, nullptr) << label << " " << to_string(source);
   static const Calibration none;
   return c ? *c : none;
 }
@@ -56,7 +56,7 @@ LabelResult tiered(const Taxonomy& t, const std::string& title, const std::strin
 TEST(Calibration, FittedOnHeldOutFoldsAsAStepFunctionOfTheModelsProbability) {
   TrainReport rep;
   const auto m = train_model(judged_history(), xpu_taxonomy(), folds(), &rep).value();
-  const auto& c = calibration_of(m, "performance", "rules");
+  const auto& c = calibration_of(m, "performance", Origin::rules);
   EXPECT_EQ(c.judged, 60);  // the rules gave it on every held-out issue, and every one of them judges it
   EXPECT_EQ(c.kept, 30);
   ASSERT_GE(c.steps.size(), 2u);
@@ -77,7 +77,7 @@ TEST(Calibration, FittedOnHeldOutFoldsAsAStepFunctionOfTheModelsProbability) {
 }
 
 TEST(Calibration, BlocksAreFlatAndInterpolatedBetween) {
-  Calibration c{"performance", "rules", {{0.1, 0.2, 0.2}, {0.5, 0.6, 0.7}, {0.8, 0.9, 0.95}}, 10, 6};
+  Calibration c{"performance", Origin::rules, {{0.1, 0.2, 0.2}, {0.5, 0.6, 0.7}, {0.8, 0.9, 0.95}}, 10, 6};
   EXPECT_DOUBLE_EQ(c.at(0.0), 0.2);  // below every block: the first one's value
   EXPECT_DOUBLE_EQ(c.at(0.15), 0.2);
   EXPECT_DOUBLE_EQ(c.at(0.35), 0.45);  // half-way between 0.2 (at 0.2) and 0.7 (at 0.5)
@@ -111,7 +111,7 @@ TEST(Calibration, TieredAppliesWhatIsNearlyCertainAndSuggestsTheRest) {
   const auto s =
       std::find_if(r.suggested.begin(), r.suggested.end(), [](const AxisRow& a) { return a.value == "performance"; });
   ASSERT_NE(s, r.suggested.end());
-  EXPECT_EQ(s->layer, "suggested");
+  EXPECT_EQ(s->layer, Origin::suggested);
   EXPECT_EQ(s->reason.rfind("Likely, p 0.", 0), 0u) << s->reason;
   EXPECT_NE(s->reason.find("(applied from 0.90)"), std::string::npos) << s->reason;
   EXPECT_NE(s->reason.find("slower than eager"), std::string::npos) << s->reason;  // the rules' own reason follows
@@ -152,8 +152,8 @@ TEST(Calibration, CorrectionsMoveALabelsThreshold) {
   TrainReport rep;
   const auto after = train_model(h, xpu_taxonomy(), folds(), &rep, corrections).value();
   EXPECT_EQ(rep.corrections, 12);
-  const auto& b = calibration_of(before, "performance", "rules");
-  const auto& a = calibration_of(after, "performance", "rules");
+  const auto& b = calibration_of(before, "performance", Origin::rules);
+  const auto& a = calibration_of(after, "performance", Origin::rules);
   EXPECT_EQ(a.judged, b.judged);  // a removed label is judged on its issue, whatever else the tracker set there
   EXPECT_EQ(a.kept, b.kept - 12);
   const auto from_before = b.from(0.9);

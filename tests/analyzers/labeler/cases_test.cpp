@@ -125,14 +125,14 @@ TEST(LabelerCases, AUnitTestTitleDecidesUt) {
     EXPECT_EQ(value_of(r, "test"), "test: ut") << title;
     if (const auto* a = row(r, "test")) {
       EXPECT_EQ(a->reason, why) << title;
-      EXPECT_EQ(a->layer, "rules") << title;
+      EXPECT_EQ(a->layer, Origin::rules) << title;
     }
   }
   // Words that only contain the letters, or a .py file that is not a test, decide nothing.
   for (const char* title : {"Outstanding crash in utils", "setup.py fails to build", "butterfly kernel hangs"}) {
     auto r = label(title, "");
     if (const auto* a = row(r, "test")) {
-      EXPECT_EQ(a->layer, "default") << title;
+      EXPECT_EQ(a->layer, Origin::fallback) << title;
     }
   }
   // An E2E title still wins: the suite named first.
@@ -153,7 +153,7 @@ TEST(LabelerCases, ATracebackInATestDecidesUt) {
   EXPECT_EQ(value_of(r, "test"), "test: ut");
   if (const auto* a = row(r, "test")) {
     EXPECT_EQ(a->reason, "Traceback frame in the test `test_ops.py::test_compare_cpu`.");
-    EXPECT_EQ(a->layer, "rules");
+    EXPECT_EQ(a->layer, Origin::rules);
   }
   for (const char* frame : {"  File \"benchmarks/dynamo/common.py\", line 2100, in test_run\n",
                             "  File \"/w/test/contest_ops.py\", line 12, in test_x\n",
@@ -161,7 +161,7 @@ TEST(LabelerCases, ATracebackInATestDecidesUt) {
     auto other = label("RuntimeError: could not create a primitive descriptor",
                        std::string("```\nTraceback (most recent call last):\n") + frame + "RuntimeError: boom\n```\n");
     if (const auto* a = row(other, "test")) {
-      EXPECT_NE(a->layer, "rules") << frame;
+      EXPECT_NE(a->layer, Origin::rules) << frame;
     }
   }
 }

@@ -151,7 +151,7 @@ TEST(LabelModel, RulesDecideFirstAndTheModelFillsWhatTheyLeft) {
   auto r = label_with(t, "segfault on zorbix card", "", Layers::both);
   const auto* hw = row(r, "hw");
   ASSERT_NE(hw, nullptr);
-  EXPECT_EQ(hw->layer, "model");
+  EXPECT_EQ(hw->layer, Origin::model);
   EXPECT_EQ(hw->value, "hw: BMG");
   EXPECT_EQ(hw->reason.rfind("Learned from the tracker: '", 0), 0u) << hw->reason;
   EXPECT_NE(hw->reason.find("zorbix'"), std::string::npos) << hw->reason;
@@ -160,15 +160,15 @@ TEST(LabelModel, RulesDecideFirstAndTheModelFillsWhatTheyLeft) {
   r = label_with(t, "[PVC] segfault on zorbix card", "", Layers::both);
   ASSERT_NE(row(r, "hw"), nullptr);
   EXPECT_EQ(row(r, "hw")->value, "hw: PVC");
-  EXPECT_EQ(row(r, "hw")->layer, "rules");
+  EXPECT_EQ(row(r, "hw")->layer, Origin::rules);
   // The taxonomy's default (test: ut when nothing says E2E) is marked as such.
   r = label_with(t, "segfault on zorbix card", "", Layers::rules);
   ASSERT_NE(row(r, "test"), nullptr);
-  EXPECT_EQ(row(r, "test")->layer, "default");
+  EXPECT_EQ(row(r, "test")->layer, Origin::fallback);
   EXPECT_EQ(row(r, "hw"), nullptr);  // rules only: nothing learned
   // Model only: rows come from the model alone.
   r = label_with(t, "segfault on zorbix card", "", Layers::model);
-  for (const auto& a : r.axes) EXPECT_EQ(a.layer, "model") << a.axis;
+  for (const auto& a : r.axes) EXPECT_EQ(a.layer, Origin::model) << a.axis;
   EXPECT_TRUE(has(r.labels, "hw: BMG"));
   // Without a model, both is the rules.
   Taxonomy plain = xpu_taxonomy();
@@ -239,7 +239,7 @@ TEST(LabelGates, GatedWithholdsTheRulesValueAndSaysWhyBothKeepsIt) {
   EXPECT_FALSE(has(r.labels, "performance"));
   ASSERT_EQ(r.withheld.size(), 1u);
   EXPECT_EQ(r.withheld[0].value, "performance");
-  EXPECT_EQ(r.withheld[0].layer, "gate");
+  EXPECT_EQ(r.withheld[0].layer, Origin::gate);
   EXPECT_EQ(r.withheld[0].reason.rfind("Withheld: the tracker sets it on issues like this one with p 0.", 0), 0u)
       << r.withheld[0].reason;
   EXPECT_NE(r.withheld[0].reason.find("The rules said: "), std::string::npos) << r.withheld[0].reason;
@@ -288,7 +288,7 @@ TEST(LabelModel, EvalNeverScoresAnIssueTheModelWasTrainedOn) {
   const auto both = evaluate_labeler(set, xpu_taxonomy(), Layers::both, &m);
   EXPECT_EQ(both.skipped_seen, 40);
   EXPECT_EQ(both.issues, 1);
-  EXPECT_EQ(both.layers, "both");
+  EXPECT_EQ(both.layers, Layers::both);
   const auto rules = evaluate_labeler(set, xpu_taxonomy(), Layers::rules, &m);
   EXPECT_EQ(rules.skipped_seen, 0);  // the rules learned nothing from them
   EXPECT_EQ(rules.issues, 41);

@@ -30,7 +30,7 @@ TEST(Suggested, TorchCompileOnPytorchSuggestsInductorAndAppliesPt2) {
   EXPECT_FALSE(has_label(r, "module: inductor"));
   const auto* s = suggested(r, "module: inductor");
   ASSERT_NE(s, nullptr) << to_json(r).dump(2);
-  EXPECT_EQ(s->layer, "suggested");
+  EXPECT_EQ(s->layer, Origin::suggested);
   EXPECT_EQ(s->reason, "`torch.compile` in the title.");
   EXPECT_TRUE(has_label(r, "oncall: pt2"));  // the implication holds: it is a pt2 issue whatever its module
   ASSERT_TRUE(to_json(r).contains("suggested"));

@@ -94,6 +94,8 @@ bot_login = "triage-bot"
 taxonomy = "custom"
 label_model = "none"
 label_layers = "gated"
+retrain_corrections = 7
+retrain_check_s = 60
 min_interval_ms = 250
 timeout_ms = 3000
 backoff_ms = 500
@@ -256,6 +258,8 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.public_url, "https://perf.example.com/");
   EXPECT_EQ(s.github.app_id, "4242");
   EXPECT_EQ(s.github.private_key_file, "/etc/perftriage/app.pem");
+  EXPECT_EQ(s.github.retrain_corrections, 7);
+  EXPECT_DOUBLE_EQ(s.github.retrain_check_s, 60);
   EXPECT_EQ(s.threads, 3u);
   EXPECT_EQ(s.auth.read_access, "token");
   EXPECT_EQ(s.auth.cors_origins, (std::vector<std::string>{"https://dash.example.org", "http://localhost:5173"}));

@@ -73,7 +73,7 @@ TEST_F(IngestServiceTest, SeedRunPrintsExactlyTheSeedTable) {
   ASSERT_EQ(summary->files.size(), 5u);
   std::int64_t slow = 0, failed = 0;
   for (const auto& f : summary->files) {
-    EXPECT_EQ(f.status, "stored");
+    EXPECT_EQ(f.status, FileStatus::stored);
     EXPECT_EQ(f.kind, "performance");
     EXPECT_EQ(f.device, "xpu");
     slow += f.slow;
@@ -151,7 +151,7 @@ TEST_F(IngestServiceTest, SameBytesAreDuplicateDifferentBytesConflictUnlessRepla
   auto again = ingest_files(*store_, bmg(), files);
   ASSERT_TRUE(again);
   EXPECT_FALSE(again->stored_anything());
-  for (const auto& f : again->files) EXPECT_EQ(f.status, "duplicate");
+  for (const auto& f : again->files) EXPECT_EQ(f.status, FileStatus::duplicate);
   EXPECT_EQ(count("results"), rows_before);
 
   auto changed = files;
@@ -166,7 +166,7 @@ TEST_F(IngestServiceTest, SameBytesAreDuplicateDifferentBytesConflictUnlessRepla
   meta.replace = true;
   auto replaced = ingest_files(*store_, meta, {changed[0]});
   ASSERT_TRUE(replaced) << replaced.error().message;
-  EXPECT_EQ(replaced->files.at(0).status, "replaced");
+  EXPECT_EQ(replaced->files.at(0).status, FileStatus::replaced);
   EXPECT_EQ(count("results"), rows_before + 1);
   EXPECT_EQ(count("result_files"), static_cast<std::int64_t>(files.size()) + 1);  // the old one kept for audit
 }

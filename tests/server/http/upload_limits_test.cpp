@@ -184,12 +184,12 @@ TEST(IngestFiles, BorrowedAndOwnedBytesGiveTheSameRowsAndDuplicatesStillCount) {
   borrowed[0].borrowed = csv;
   auto first = ingest_files(*s, meta, std::move(borrowed));
   ASSERT_TRUE(first) << first.error().message;
-  EXPECT_EQ(first->files[0].status, "stored");
+  EXPECT_EQ(first->files[0].status, FileStatus::stored);
   EXPECT_EQ(first->files[0].rows, 8);
   // the same bytes, owned this time: a duplicate, with the same counts (rows are read again to count them)
   auto again = ingest_files(*s, meta, {{kPath, csv}});
   ASSERT_TRUE(again) << again.error().message;
-  EXPECT_EQ(again->files[0].status, "duplicate");
+  EXPECT_EQ(again->files[0].status, FileStatus::duplicate);
   EXPECT_EQ(again->files[0].rows, 8);
   EXPECT_EQ(again->files[0].invalid, 5);
   EXPECT_EQ(again->files[0].slow, 1);
