@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The read path under load, next to a static-file server: every dashboard call under `wrk -c64` against
 # `perftriage serve` while UPLOADERS clients post nightlies, and against Debian's nginx serving the same bytes from
-# files, in the same run (issue 13). Target per call: >= 0.5x nginx's req/s, p99 < 50 ms, 0 errors. The targets are
+# files, in the same run. Target per call: >= 0.5x nginx's req/s, p99 < 50 ms, 0 errors. The targets are
 # reported, not asserted: the script fails only when something cannot be set up.
 #   bench/load.sh [DB]            (default /tmp/perftriage-load.sqlite, generated when missing, reused as is after)
 #   bench/load.sh --db postgresql://...   (or --db pg, or PG=1: a throwaway server): SQLite against PostgreSQL with 1

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # `bench/load.sh --db postgresql://...` (sourced by bench/load.sh, after its helpers nginx_start and run_wrk; not run
-# on its own): the store v2 load benchmark on SQLite and on PostgreSQL with 1 and 3 replicas, in one run (issue 16).
+# on its own): the store v2 load benchmark on SQLite and on PostgreSQL with 1 and 3 replicas, in one run.
 #   bench/load.sh --db 'postgresql://user@host/db'   a database of yours: it must be empty (the history is copied into
 #                                                    it) or hold that same copy from an earlier run (reused as is)
 #   bench/load.sh --db pg      (or PG=1)             a throwaway PostgreSQL (tools/pg_test_server.sh: a Unix socket,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What an upload costs on each backend: `perftriage ingest` of a generated nightly into a fresh SQLite file and into a
 # fresh PostgreSQL database, next to each database's own bulk load of the same CSV bytes (`psql \copy`, `sqlite3
-# .import`), in one run (issue 16; docs/scaling.md says PostgreSQL ingest is row by row, this says how much slower).
+# .import`), in one run (docs/scaling.md says PostgreSQL ingest is row by row, this says how much slower).
 #   bench/pg_ingest.sh            (PG_URL unset: a throwaway PostgreSQL from tools/pg_test_server.sh, removed at exit)
 #   PG_URL='postgresql://user@host/db' bench/pg_ingest.sh
 # What it does, for each size (the nightly of MODELS models a file, then that of BIG_MODELS):

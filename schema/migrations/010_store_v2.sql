@@ -1,4 +1,4 @@
--- Store v2: integer keys, blobs beside the rows, per-run summaries (issue 13; schema/README.md "Store v2").
+-- Store v2: integer keys, blobs beside the rows, per-run summaries (schema/README.md "Store v2").
 --
 -- cases: the dimension of what is measured. Every result row used to repeat suite, model, dtype, mode, kind and config
 -- as text, and both results indexes repeated them again (262 bytes a row). A case is a model in a group (suite, dtype,

@@ -1,4 +1,4 @@
--- The backlog keyed by case id (issue 13): a row is (platform, case of kind performance), as before, but the case is
+-- The backlog keyed by case id: a row is (platform, case of kind performance), as before, but the case is
 -- the integer of migration 010's `cases` instead of its five text columns. Ingest folds a run into the backlog with
 -- two passes over the run's rows of result_rows; with text keys each pass joined every row to its case to spell it
 -- out and compared six strings a probe (1.1 s of a 1M-row file's ingest), now it reads result_rows alone and probes

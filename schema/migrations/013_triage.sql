@@ -1,5 +1,4 @@
--- Triage state per case and the queue of the tracking issues the service keeps (issue 14; schema/README.md
--- "Triage").
+-- Triage state per case and the queue of the tracking issues the service keeps (schema/README.md "Triage").
 --
 -- A case's state is derived from the backlog (migration 012) unless a person (or an automatic transition of a
 -- person's state) wrote a row here: a case slow on the platform is `new` since its first slow run, `fixed` by the

@@ -1,7 +1,7 @@
 #pragma once
 // The database a test's store lives in. By default ":memory:" (SQLite). When PERFTRIAGE_TEST_PG names a file holding
 // a PostgreSQL URL (tools/pg_test_server.sh writes one; CTest's `pg:` tests set it), each call gives a schema of
-// its own in that database instead, so the same test body runs on both backends (issue 16).
+// its own in that database instead, so the same test body runs on both backends.
 #include <unistd.h>
 
 #include <atomic>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Three replicas on one PostgreSQL (issue 16): the real `perftriage serve` three times on one database, behind
+"""Three replicas on one PostgreSQL: the real `perftriage serve` three times on one database, behind
 nothing but round-robin clients, one replica SIGKILLed and restarted at a time.
 
     replicas_test.py --binary build/release/perftriage [--pg-url URL] [--replicas 3] [--kills 4] [--seed N] [--keep]

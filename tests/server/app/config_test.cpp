@@ -140,7 +140,7 @@ TEST(ConfigToml, LabelModelMustBeAModelOrNone) {
 
 TEST(ConfigToml, LabelLayersMustBeALayerName) {
   Settings s;
-  EXPECT_EQ(s.github.label_layers, "both");  // the default: the seed's own triage (issue 15)
+  EXPECT_EQ(s.github.label_layers, "both");  // the default: it gives the seed issue's own triage
   EXPECT_TRUE(apply_toml("[github]\nlabel_layers = \"gated\"\n", "t.toml", s).empty());
   EXPECT_EQ(s.github.label_layers, "gated");
   const auto errors = apply_toml("[github]\nlabel_layers = \"some\"\n", "t.toml", s);
