@@ -14,6 +14,8 @@
 // type and range, its meaning, and how it reads and writes Settings. The file, the environment and the flags are
 // applied through it, and `perftriage config show`, `config keys` and docs/config.md are printed from it, so none of
 // them can drift from the others (tests/server/app/config_test.cpp checks docs/config.md and deploy/perftriage.toml).
+// The table is in config_table.cpp; the layers are read in config_load.cpp (the [[tracking]] and [[github.repos]]
+// arrays in config_arrays.cpp), and config_render.cpp prints from the table.
 //
 // Every error is collected, not just the first: a file with three mistakes gets three lines, each with its line and
 // column. (A TOML syntax error stops the parse where it is, so it is reported alone.)
