@@ -17,11 +17,18 @@ struct Sample {
 };
 
 using SampleKey = std::pair<std::string, Origin>;  // (label, source)
+// By label, then by the source's name ("model" before "rules"): the order of a model file's calibration.
+struct ByName {
+  bool operator()(const SampleKey& a, const SampleKey& b) const {
+    return std::pair(std::string_view(a.first), to_string(a.second)) <
+           std::pair(std::string_view(b.first), to_string(b.second));
+  }
+};
 
 // The samples of each (label, source), and the pool each belongs to: its axis and group (AxisSpec::groups) and source.
 struct Samples {
-  std::map<SampleKey, std::vector<Sample>> by_label;
-  std::map<SampleKey, std::string> pool;
+  std::map<SampleKey, std::vector<Sample>, ByName> by_label;
+  std::map<SampleKey, std::string, ByName> pool;
 };
 
 // "symptom/inference+training/rules": the values whose held-out record a label with few of its own borrows.

@@ -24,7 +24,9 @@ using StringRule = std::string (*)(const std::string&);
 template <class R>
 struct Field {
   std::string_view key;
-  std::variant<std::string R::*, std::vector<std::string> R::*, std::int64_t R::*, bool R::*> to;
+  std::variant<std::string R::*, std::vector<std::string> R::*, std::int64_t R::*, bool R::*,
+               std::optional<analyzers::labeler::Layers> R::*>
+      to;
   StringRule rule = nullptr;
   std::int64_t min = 0;
   std::int64_t max = 0;
@@ -84,6 +86,20 @@ bool read_value(const toml::node& n, std::int64_t& out, const F& f, const Compla
     return false;
   }
   out = v->get();
+  return true;
+}
+
+template <class F>
+bool read_value(const toml::node& n, std::optional<analyzers::labeler::Layers>& out, const F& /*f*/,
+                const Complaint& bad) {
+  const auto* v = n.as_string();
+  const auto layers = v ? analyzers::labeler::layers_from_name(v->get()) : std::nullopt;
+  if (!layers) {
+    bad(v && !v->get().empty() ? "must be " + analyzers::labeler::layers_names_text()
+                               : std::string("must be a non-empty string"));
+    return false;
+  }
+  out = layers;
   return true;
 }
 
@@ -161,16 +177,13 @@ std::string repo_rule(const std::string& s) {
   const bool ok = std::count(s.begin(), s.end(), '/') == 1 && s.front() != '/' && s.back() != '/';
   return ok ? "" : "must be \"owner/name\"";
 }
-std::string layers_rule(const std::string& s) {
-  return analyzers::labeler::layers_from_name(s) ? "" : "must be " + analyzers::labeler::layers_names_text();
-}
 std::string model_rule(const std::string& s) { return check_label_model(Value(s)); }
 
 // The keys of a [[github.repos]] table, in the order the error for an unknown key lists them.
 const Field<RepoSettings> kRepoFields[] = {
     {"repo", &RepoSettings::repo, repo_rule},
     {"taxonomy", &RepoSettings::taxonomy, taxonomy_rule},
-    {"label_layers", &RepoSettings::label_layers, layers_rule},
+    {"label_layers", &RepoSettings::label_layers},
     {"label_model", &RepoSettings::label_model, model_rule},
     {"label", &RepoSettings::label},
     {"comment", &RepoSettings::comment},

@@ -68,7 +68,7 @@ std::string check_listen(const Value& v) {
 }
 std::string check_not_empty(const Value& v) { return text(v).empty() ? "must not be empty" : ""; }
 std::string check_read_access(const Value& v) {
-  return text(v) == "public" || text(v) == "token" ? "" : "must be \"public\" or \"token\", got '" + text(v) + "'";
+  return access_from_name(text(v)) ? "" : "must be \"public\" or \"token\", got '" + text(v) + "'";
 }
 std::string check_http_url(const Value& v) {
   const std::string& s = text(v);
@@ -123,6 +123,15 @@ std::string check_secret_path(const Value& v) {
   return "";
 }
 
+// The settings with a fixed set of values, held as enums: parsed from their names (the option's check has already
+// refused any other name) and shown by them.
+std::optional<Access> from_name(std::string_view s, const Access* /*type*/) { return access_from_name(s); }
+std::optional<analyzers::labeler::Layers> from_name(std::string_view s, const analyzers::labeler::Layers* /*type*/) {
+  return analyzers::labeler::layers_from_name(s);
+}
+std::string_view name_of(Access a) { return to_string(a); }
+std::string_view name_of(analyzers::labeler::Layers l) { return analyzers::labeler::layers_name(l); }
+
 // A setting that is one member of Settings, or of one of its parts (Path: &Settings::limits, &LimitSettings::x),
 // written and read as it is: a string, a bool, a double, a list, or an integer of any width. A size kept in bytes
 // and set in MiB or KiB is shifted by `Shift` bits on the way in and out. The table is only handed values of the
@@ -139,6 +148,8 @@ struct Member {
     using T = std::remove_reference_t<decltype(m)>;
     if constexpr (std::is_same_v<T, bool>) {
       m = boolean(v);
+    } else if constexpr (std::is_enum_v<T>) {
+      m = from_name(text(v), static_cast<const T*>(nullptr)).value_or(m);
     } else if constexpr (std::is_integral_v<T>) {
       m = static_cast<T>(static_cast<T>(integer(v)) << Shift);
     } else if constexpr (std::is_same_v<T, double>) {
@@ -152,6 +163,8 @@ struct Member {
     using T = std::remove_cv_t<std::remove_reference_t<decltype(m)>>;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       return static_cast<std::int64_t>(m >> Shift);
+    } else if constexpr (std::is_enum_v<T>) {
+      return Value(std::string(name_of(m)));
     } else {
       return Value(m);
     }

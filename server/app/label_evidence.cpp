@@ -125,10 +125,6 @@ Result<lb::Taxonomy> bot_taxonomy(const std::string& name, const std::string& la
   return taxonomy;
 }
 
-lb::Layers bot_layers(std::string_view label_layers) {
-  return lb::layers_from_name(label_layers).value_or(lb::Layers::both);
-}
-
 const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::string_view repo) {
   const auto it =
       std::find_if(repos.begin(), repos.end(), [&](const RepoSettings& r) { return lower(r.repo) == lower(repo); });
@@ -142,7 +138,7 @@ std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_
   if (!listed) return std::nullopt;
   out = *listed;
   if (out.taxonomy.empty()) out.taxonomy = gh.taxonomy;
-  if (out.label_layers.empty()) out.label_layers = gh.label_layers;
+  if (!out.label_layers) out.label_layers = gh.label_layers;
   if (out.label_model.empty()) out.label_model = gh.label_model;
   return out;
 }

@@ -16,13 +16,10 @@ namespace perftriage::server {
 // The taxonomy the bot labels with (`name`: a built-in or a file), with the learned layer `label_model` names (a
 // repository's, or [github]'s: "" the taxonomy's own, "none" rules only, else a model file).
 Result<analyzers::labeler::Taxonomy> bot_taxonomy(const std::string& name, const std::string& label_model);
-// The layers a label_layers setting names ([github]'s or a repository's; checked when the config loads; both when it
-// names none).
-analyzers::labeler::Layers bot_layers(std::string_view label_layers);
 
 // What the bot may do in `repo`, with [github]'s taxonomy, layers and model filled in where the repository's table
-// leaves them out; nullopt when [[github.repos]] lists other repositories but not this one (the bot does nothing
-// there). With no list every repository is served with [github]'s settings.
+// leaves them out (label_layers is always set); nullopt when [[github.repos]] lists other repositories but not this one
+// (the bot does nothing there). With no list every repository is served with [github]'s settings.
 std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo);
 // The table of `repo` in [[github.repos]] (any case), nullptr when it has none.
 const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::string_view repo);

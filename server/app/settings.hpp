@@ -2,23 +2,26 @@
 // Plain settings, built once in the command that starts the service.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "analyzers/labeler/layers.hpp"
 #include "ingest/archive.hpp"
 
 namespace perftriage::server {
 
 // One [[github.repos]] table: a repository the bot acts in, with its own taxonomy and what it may do there
-// (docs/github.md). Empty strings take [github]'s value.
+// (docs/github.md). Empty strings (and no label_layers) take [github]'s value.
 struct RepoSettings {
-  std::string repo;          // "intel/torch-xpu-ops"; compared without regard to case
-  std::string taxonomy;      // "" = [github] taxonomy
-  std::string label_layers;  // "" = [github] label_layers
-  std::string label_model;   // "" = [github] label_model
-  bool label = true;         // apply labels
-  bool comment = true;       // keep the one bot comment
-  bool tracking = true;      // keep the [[tracking]] issues of this repository
+  std::string repo;                                        // "intel/torch-xpu-ops"; compared without regard to case
+  std::string taxonomy;                                    // "" = [github] taxonomy
+  std::optional<analyzers::labeler::Layers> label_layers;  // none = [github] label_layers
+  std::string label_model;                                 // "" = [github] label_model
+  bool label = true;                                       // apply labels
+  bool comment = true;                                     // keep the one bot comment
+  bool tracking = true;                                    // keep the [[tracking]] issues of this repository
   // Post the verdict of a CI upload that names a commit here (server/bot/upload_check.hpp): a check run, or a commit
   // status, and the pull request's comment. Off unless asked for: it needs checks: write or statuses: write.
   bool checks = false;
@@ -39,9 +42,10 @@ struct GitHubSettings {
   // [github] label_model: the labeler's learned layer. "" = the taxonomy's built-in model (rules only when it has
   // none), "none" = rules only, else a model file written by `perftriage tracker train`.
   std::string label_model;
-  // [github] label_layers: which of the labeler's layers the bot applies: "both" (the rules, then the model fills)
-  // or "gated" (both, then withholding what the tracker's history leaves off); also "rules" or "model".
-  std::string label_layers = "both";
+  // [github] label_layers: which of the labeler's layers the bot applies: both (the rules, then the model fills),
+  // gated (both, then withholding what the tracker's history leaves off), tiered (applied only when nearly certain,
+  // the rest suggested); also rules or model.
+  analyzers::labeler::Layers label_layers = analyzers::labeler::Layers::both;
   // [github] retrain_corrections / retrain_check_s: serve trains a repository's labeler again once maintainers
   // corrected its labels this many times since it last learned (0 = never), looking every retrain_check_s
   // (server/app/label_retrain.hpp).
@@ -76,11 +80,20 @@ struct AccessLogSettings {
   std::size_t max_lines_per_s = 0;  // [server] access_log_max_per_s: lines written per second at most; 0 = no cap
 };
 
+// Whether a kind of request needs a token: "public" (open) or "token".
+enum class Access { open, token };
+constexpr std::string_view to_string(Access a) { return a == Access::token ? "token" : "public"; }
+constexpr std::optional<Access> access_from_name(std::string_view name) {
+  if (name == "public") return Access::open;
+  if (name == "token") return Access::token;
+  return std::nullopt;
+}
+
 // Who may do what (server/http/auth.hpp). Tokens live in the database (api_tokens), as salted hashes only.
 struct AuthSettings {
-  std::string read_access = "public";  // "public": reads need no token | "token": every /api/v1 read needs `read`
-  // classify and label: "public" = as read_access says | "token": a token with scope read, even when reads are public
-  std::string compute_access = "public";
+  Access read_access = Access::open;  // open: reads need no token | token: every /api/v1 read needs `read`
+  // classify and label: open = as read_access says | token: a token with scope read, even when reads are public
+  Access compute_access = Access::open;
   std::vector<std::string> cors_origins;  // empty = CORS off (no Access-Control-* headers at all)
 };
 

@@ -306,7 +306,7 @@ Result<Plan> plan_issue(schema::Store& store, const TrackingPolicy& policy, cons
   const bool first = state.published == "{}" || state.published.empty();
   PT_ASSIGN(const auto taxonomy, repo_taxonomy(store.db(), policy.repo, policy.taxonomy, gh.label_model));
   const lb::IssueInput input{b.title, b.label_text, {}, policy.repo, 0};
-  const auto labeled = label_with_evidence(store, input, taxonomy, bot_layers(gh.label_layers));
+  const auto labeled = label_with_evidence(store, input, taxonomy, gh.label_layers);
   if (labeled.need_split) b.body += split_markdown(b);
   const std::string sha = schema::sha256_hex(b.title + "\n" + b.body);
   const bool reopen = !first && !state.is_open && b.keeps_open;

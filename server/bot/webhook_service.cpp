@@ -127,7 +127,7 @@ Result<WebhookAnswer> process(schema::Store& store, const GitHubSettings& gh, st
       PT_ASSIGN(const auto suppressed, schema::suppressed_labels(db, event.repo, event.number));
       const auto input = webhook::to_issue_input(event);
       lb::LabelSettings settings;
-      settings.layers = bot_layers(repo->label_layers);
+      settings.layers = repo->label_layers.value_or(gh.label_layers);
       PT_ASSIGN(const auto result, label_with_evidence(store, input, *taxonomy, settings));
       auto actions = allowed(
           webhook::plan_label_actions(event, result, *taxonomy, suppressed, lb::render_comment(input, result)), *repo);

@@ -140,8 +140,8 @@ std::optional<Error> authorize(ApiRequest& head, const RouteOptions& route, AppC
   if (needed != Scope::none) {
     const std::string authorization = head.header("authorization");
     const auto& auth = app.settings().auth;
-    const bool public_read = needed == Scope::read && auth.read_access == "public" &&
-                             !(route.lane == Lane::compute && auth.compute_access == "token");
+    const bool public_read = needed == Scope::read && auth.read_access == Access::open &&
+                             !(route.lane == Lane::compute && auth.compute_access == Access::token);
     if (!authorization.empty()) {
       auto token = check_token(authorization, app);
       if (!token) return std::move(token).error();

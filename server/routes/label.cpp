@@ -70,7 +70,7 @@ Result<lb::IssueInput> read_issue(const json& j) {
 
 // "layers": rules, model, both, gated or tiered (docs/labeler-eval.md); without it, the bot's label_layers.
 Result<lb::Layers> request_layers(const json& spec, const RepoSettings& bot) {
-  if (spec.is_null()) return bot_layers(bot.label_layers);
+  if (spec.is_null()) return bot.label_layers.value_or(lb::Layers::both);
   const auto* name = spec.get_ptr<const std::string*>();
   const auto layers = name ? lb::layers_from_name(*name) : std::nullopt;
   if (!layers) return bad("bad_layers", "\"layers\" must be " + lb::layers_names_text(), "layers");

@@ -140,14 +140,15 @@ TEST(ConfigToml, LabelModelMustBeAModelOrNone) {
 
 TEST(ConfigToml, LabelLayersMustBeALayerName) {
   Settings s;
-  EXPECT_EQ(s.github.label_layers, "both");  // the default: it gives the seed issue's own triage
+  EXPECT_EQ(s.github.label_layers,
+            analyzers::labeler::Layers::both);  // the default: it gives the seed issue's own triage
   EXPECT_TRUE(apply_toml("[github]\nlabel_layers = \"gated\"\n", "t.toml", s).empty());
-  EXPECT_EQ(s.github.label_layers, "gated");
+  EXPECT_EQ(s.github.label_layers, analyzers::labeler::Layers::gated);
   const auto errors = apply_toml("[github]\nlabel_layers = \"some\"\n", "t.toml", s);
   const std::string text = all(errors);
   EXPECT_NE(text.find("t.toml:2:"), std::string::npos) << text;
   EXPECT_NE(text.find("must be rules, model, both, gated or tiered"), std::string::npos) << text;
-  EXPECT_EQ(s.github.label_layers, "gated");  // the bad value is not applied
+  EXPECT_EQ(s.github.label_layers, analyzers::labeler::Layers::gated);  // the bad value is not applied
 }
 
 TEST(ConfigToml, GithubReposAreReadInOrderWithGithubKeysAsDefaults) {
@@ -174,7 +175,7 @@ checks = true
   EXPECT_EQ(s.github.repos[0].taxonomy, "");  // [github] taxonomy, filled in when used
   EXPECT_TRUE(s.github.repos[0].label && s.github.repos[0].comment && s.github.repos[0].tracking);
   EXPECT_EQ(s.github.repos[1].taxonomy, "pytorch");
-  EXPECT_EQ(s.github.repos[1].label_layers, "gated");
+  EXPECT_EQ(s.github.repos[1].label_layers, analyzers::labeler::Layers::gated);
   EXPECT_FALSE(s.github.repos[1].comment);
   EXPECT_FALSE(s.github.repos[1].tracking);
   EXPECT_EQ(s.github.repos[1].label_model, "none");
@@ -261,7 +262,7 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.github.retrain_corrections, 7);
   EXPECT_DOUBLE_EQ(s.github.retrain_check_s, 60);
   EXPECT_EQ(s.threads, 3u);
-  EXPECT_EQ(s.auth.read_access, "token");
+  EXPECT_EQ(s.auth.read_access, Access::token);
   EXPECT_EQ(s.auth.cors_origins, (std::vector<std::string>{"https://dash.example.org", "http://localhost:5173"}));
   EXPECT_EQ(s.web_dir, "/srv/web");
   EXPECT_EQ(s.read_workers, 5u);
@@ -271,7 +272,7 @@ TEST(ConfigToml, EveryKeyIsApplied) {
   EXPECT_EQ(s.compute_workers, 2u);
   EXPECT_EQ(s.compute_queue, 6u);
   EXPECT_EQ(s.compute_per_client, 3u);
-  EXPECT_EQ(s.auth.compute_access, "token");
+  EXPECT_EQ(s.auth.compute_access, Access::token);
   EXPECT_DOUBLE_EQ(s.access_log.sample, 0.25);
   EXPECT_EQ(s.access_log.max_lines_per_s, 500u);
   EXPECT_DOUBLE_EQ(s.slow_threshold, 0.9);
@@ -463,7 +464,7 @@ TEST(ConfigResolve, FileThenEnvironmentThenFlags) {
   EXPECT_EQ(r.settings.db_path, "flag.sqlite");
   EXPECT_DOUBLE_EQ(r.settings.limits.header_timeout_s, 0.5);
   EXPECT_TRUE(r.settings.integrity_check);
-  EXPECT_EQ(r.settings.auth.read_access, "token");
+  EXPECT_EQ(r.settings.auth.read_access, Access::token);
   EXPECT_EQ(r.sources.at("server.listen"), "--listen");
   EXPECT_EQ(r.sources.at("server.threads"), "PERFTRIAGE_SERVER_THREADS");
   EXPECT_EQ(r.sources.at("server.read_workers"), file + ":4");

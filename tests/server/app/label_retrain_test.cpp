@@ -36,7 +36,7 @@ class LabelRetrain : public ::testing::Test {
     }
     ASSERT_TRUE(schema::store_tracker_page(db(), issues, {repo, "", "2024-01-01T00:00:00Z", 1, true, "", ""}).ok());
   }
-  // A maintainer removed the bot's `performance` from issues 100 .. 100 + n - 1.
+  // A maintainer removed the bot's `performance` from the issues numbered 100 to 100 + n - 1.
   void corrections(int n, const std::string& repo = kRepo) {
     for (int i = 0; i < n; ++i) {
       ASSERT_TRUE(schema::save_labeled_issue(db(), {repo, 100 + i, "t", {}, {"performance"}, {}, {}}).ok());
@@ -59,7 +59,7 @@ TEST_F(LabelRetrain, TrainsOnceEnoughCorrectionsGatheredThenWaitsForAsManyMore) 
   ASSERT_TRUE(none) << none.error().message;
   EXPECT_TRUE(none->empty());  // 4 < 5
 
-  corrections(6);  // issues 100..105: the first four again (nothing new), two more: 6 in all
+  corrections(6);  // numbers 100 to 105: the first four again (nothing new), two more: 6 in all
   auto first = retrain_due_models(*store_, gh(), 5, "2026-12-07T05:01:00Z");
   ASSERT_TRUE(first) << first.error().message;
   ASSERT_EQ(first->size(), 1u);

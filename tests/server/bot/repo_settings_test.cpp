@@ -19,24 +19,24 @@ using nlohmann::json;
 TEST(RepoSettingsLookup, WithoutAListEveryRepositoryGetsTheGithubKeys) {
   GitHubSettings gh;
   gh.taxonomy = "pytorch";
-  gh.label_layers = "gated";
+  gh.label_layers = analyzers::labeler::Layers::gated;
   const auto r = repo_settings(gh, "Codertocat/Hello-World");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->repo, "Codertocat/Hello-World");
   EXPECT_EQ(r->taxonomy, "pytorch");
-  EXPECT_EQ(r->label_layers, "gated");
+  EXPECT_EQ(r->label_layers, analyzers::labeler::Layers::gated);
   EXPECT_TRUE(r->label && r->comment && r->tracking);
 }
 
 TEST(RepoSettingsLookup, AListedRepositoryIsFoundInAnyCaseWithGithubKeysFillingItsGaps) {
   GitHubSettings gh;
-  gh.label_layers = "rules";
+  gh.label_layers = analyzers::labeler::Layers::rules;
   gh.label_model = "none";
-  gh.repos.push_back({"pytorch/pytorch", "pytorch", "", "", true, false, true});
+  gh.repos.push_back({"pytorch/pytorch", "pytorch", std::nullopt, "", true, false, true});
   const auto r = repo_settings(gh, "PyTorch/PyTorch");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->taxonomy, "pytorch");
-  EXPECT_EQ(r->label_layers, "rules");
+  EXPECT_EQ(r->label_layers, analyzers::labeler::Layers::rules);
   EXPECT_EQ(r->label_model, "none");  // [github]'s, where the repository names none
   EXPECT_FALSE(r->comment);
   EXPECT_FALSE(repo_settings(gh, "intel/torch-xpu-ops"));
@@ -60,8 +60,8 @@ class RepoDeliveries : public ::testing::Test {
     auto s = testing_support::open_test_store();
     ASSERT_TRUE(s.ok()) << s.error().message;
     store_.emplace(std::move(*s));
-    gh_.repos.push_back({"intel/torch-xpu-ops", "torch-xpu-ops", "", "", true, true, true});
-    gh_.repos.push_back({"pytorch/pytorch", "pytorch", "rules", "none", true, false, true});
+    gh_.repos.push_back({"intel/torch-xpu-ops", "torch-xpu-ops", std::nullopt, "", true, true, true});
+    gh_.repos.push_back({"pytorch/pytorch", "pytorch", analyzers::labeler::Layers::rules, "none", true, false, true});
   }
   std::vector<schema::OutboxRow> outbox(const std::string& repo) {
     auto rows = schema::list_outbox(store_->db(), std::nullopt, -1);

@@ -119,7 +119,7 @@ TEST_F(AuthTest, ScopesDecideAndAdminImpliesAll) {
   // valid token passes, and names the token.
   EXPECT_EQ(check("GET", "/api/v1/runs", upload, {}, &name), std::nullopt);
   EXPECT_EQ(name, "ci");
-  settings_.auth.read_access = "token";
+  settings_.auth.read_access = Access::token;
   app_.reset();
   EXPECT_EQ(check("GET", "/api/v1/runs"), 401u);
   EXPECT_EQ(check("GET", "/api/v1/runs", read, {}, &name), std::nullopt);
@@ -136,7 +136,7 @@ TEST_F(AuthTest, ComputeAccessTokenGuardsClassifyAndLabelOnly) {
   const auto read = token("reader", {"read"});
   const auto upload = token("ci", {"upload"});
   EXPECT_EQ(check("POST", "/api/v1/classify", {}, "application/json"), std::nullopt) << "public by default";
-  settings_.auth.compute_access = "token";
+  settings_.auth.compute_access = Access::token;
   app_.reset();
   EXPECT_EQ(check("POST", "/api/v1/classify", {}, "application/json"), 401u);
   EXPECT_EQ(check("POST", "/api/v1/label", {}, "application/json"), 401u);
@@ -217,7 +217,7 @@ TEST_F(AuthTest, CorsOnlyForAllowListedOrigins) {
   h = cors_headers(head, app());
   EXPECT_EQ(value("Access-Control-Allow-Origin"), "");
   // A preflight needs no token, even when reads do; the router answers it 204 with Allow.
-  settings_.auth.read_access = "token";
+  settings_.auth.read_access = Access::token;
   app_.reset();
   EXPECT_EQ(check("OPTIONS", "/api/v1/uploads"), std::nullopt);
   ApiRequest pre;
