@@ -18,7 +18,8 @@ import os
 import re
 import shutil
 import sys
-import tempfile
+
+import structure_check
 
 LAYERS = {
     "common": {"common"},
@@ -106,43 +107,24 @@ def self_test(root):
         names = sorted(n for n in os.listdir(os.path.join(root, folder)) if n.endswith(".cpp"))
         return f"{folder}/{names[0]}"
 
+    def copy_tree(src, dst):
+        for layer in LAYERS:
+            shutil.copytree(os.path.join(src, layer), os.path.join(dst, layer))
+
+    # One violation per rule: schema/ including analyzers, ingest/ including schema, analyzers/ including server or
+    # schema, server/app/ including server/routes, SQL outside schema/, each engine's API outside its backend.
     cases = [
-        (first_cpp("schema"), '#include "analyzers/flags/flags.hpp"\n', "schema/ includes analyzers"),
-        (first_cpp("ingest"), '#include "schema/store.hpp"\n', "ingest/ includes schema"),
-        (first_cpp("analyzers/flags"), '#include "server/app/app_context.hpp"\n', "analyzers/ includes server"),
-        (first_cpp("analyzers/compare"), '#include "schema/store.hpp"\n', "analyzers/ includes schema"),
-        (first_cpp("server/app"), '#include "server/routes/routes.hpp"\n', "server/app/ includes server/routes"),
-        (first_cpp("server/routes"), 'const char* q = "SELECT id FROM runs";\n', "SQL outside schema/"),
-        ("schema/store.cpp", 'int c = sqlite3_changes(nullptr);\n', "SQLite's API outside its backend"),
-        ("schema/bot_store.cpp", 'void f(PGconn* c);\n', "libpq's API outside its backend"),
+        (first_cpp("schema"), '#include "analyzers/flags/flags.hpp"\n', True),
+        (first_cpp("ingest"), '#include "schema/store.hpp"\n', True),
+        (first_cpp("analyzers/flags"), '#include "server/app/app_context.hpp"\n', True),
+        (first_cpp("analyzers/compare"), '#include "schema/store.hpp"\n', True),
+        (first_cpp("server/app"), '#include "server/routes/routes.hpp"\n', True),
+        (first_cpp("server/routes"), 'const char* q = "SELECT id FROM runs";\n', True),
+        ("schema/store.cpp", 'int c = sqlite3_changes(nullptr);\n', True),
+        ("schema/bot_store.cpp", 'void f(PGconn* c);\n', True),
     ]
-    failed = 0
-    base = set(violations(root))
-    for rel, line, expect in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            for layer in LAYERS:
-                shutil.copytree(os.path.join(root, layer), os.path.join(tmp, layer))
-            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
-                f.write(line)
-            new = [v for v in violations(tmp) if v not in base]
-            ok = len(new) == 1 and new[0].startswith(rel + ":")
-            print(("ok    " if ok else "FAIL  ") + f"{expect}: {rel} + {line.strip()} -> {new}")
-            failed += 0 if ok else 1
-    return 1 if failed else 0
-
-
-def main(argv):
-    if len(argv) == 3 and argv[1] == "--self-test":
-        return self_test(argv[2])
-    if len(argv) != 2:
-        print(__doc__)
-        return 2
-    found = violations(argv[1])
-    for v in found:
-        print(v)
-    print(f"layers: {len(found)} violation(s)")
-    return 1 if found else 0
+    return structure_check.planted(root, copy_tree, violations, cases)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(structure_check.main(sys.argv, __doc__, violations, self_test, "layers: {} violation(s)"))

@@ -21,7 +21,8 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+import structure_check
 
 REFERENCE = re.compile(r"\bissues?\s+\d{1,3}\b", re.IGNORECASE)
 SUFFIXES = (".cpp", ".hpp", ".h", ".c", ".py", ".sql", ".cmake", ".sh", ".md", ".js", ".mjs", ".html", ".css",
@@ -89,6 +90,11 @@ def violations(root):
 
 
 def self_test(root):
+    def copy_tree(src, dst):
+        for f in files(src):
+            os.makedirs(os.path.dirname(os.path.join(dst, f)), exist_ok=True)
+            shutil.copyfile(os.path.join(src, f), os.path.join(dst, f))
+
     # (file, line appended, expected: caught or not)
     cases = [
         ("docs/architecture.md", "Measured as issue 13 asked.\n", True),
@@ -100,35 +106,8 @@ def self_test(root):
         ("docs/api.md", 'EXPECT_EQ(title, "issue 3761");\n', False),
         ("docs/operations.md", "label and tracking issues 1 MiB\n", False),
     ]
-    failed = 0
-    base = set(violations(root))
-    for rel, line, caught in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            for f in files(root):
-                os.makedirs(os.path.dirname(os.path.join(tmp, f)), exist_ok=True)
-                shutil.copyfile(os.path.join(root, f), os.path.join(tmp, f))
-            with open(os.path.join(tmp, rel), "a", encoding="utf-8") as f:
-                f.write(line)
-            new = [v for v in violations(tmp) if v not in base]
-            ok = (len(new) == 1 and new[0].startswith(rel + ":")) if caught else not new
-            print(("ok    " if ok else "FAIL  ") + ("caught" if caught else "not caught") +
-                  f": {rel} + {line.strip()} -> {new}")
-            failed += 0 if ok else 1
-    return 1 if failed else 0
-
-
-def main(argv):
-    if len(argv) == 3 and argv[1] == "--self-test":
-        return self_test(argv[2])
-    if len(argv) != 2:
-        print(__doc__)
-        return 2
-    found = violations(argv[1])
-    for v in found:
-        print(v)
-    print(f"issue numbers: {len(found)} reference(s)")
-    return 1 if found else 0
+    return structure_check.planted(root, copy_tree, violations, cases)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(structure_check.main(sys.argv, __doc__, violations, self_test, "issue numbers: {} reference(s)"))

@@ -170,6 +170,8 @@ std::map<std::string, std::pair<std::string, std::set<std::size_t>>> history_lab
   return out;
 }
 
+Error stopped() { return make_error(ErrorKind::unavailable, "training_stopped", "the training was stopped"); }
+
 std::string display_word(const std::string& f) {
   if (f.rfind(kTitle, 0) == 0) return f.substr(kTitle.size());
   return f;
@@ -230,6 +232,7 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& raw_history, const 
         rep.skipped.push_back(label);
         continue;
       }
+      if (settings.stop && settings.stop()) return stopped();
       std::vector<char> y(history.size(), 0);
       for (auto i : e.second) y[i] = 1;
       std::vector<double> weight(history.size(), 1.0);
@@ -244,6 +247,7 @@ Result<LabelModel> train_model(const std::vector<EvalIssue>& raw_history, const 
       rep.labels.emplace_back(label, pos);
     }
   const auto runs = held_out_runs(history, taxonomy, settings, corrections);
+  if (settings.stop && settings.stop()) return stopped();  // the folds' models were cut short
   rep.gates = fit_gates(runs, settings, m);
   if (!runs.empty()) fit_calibration(runs, taxonomy, settings, m);
   rep.calibration = m.calibration;

@@ -11,6 +11,7 @@
 // another), so one threshold means the same thing on every label. Training is full-batch gradient descent with
 // AdaGrad steps and L2, in a fixed order with no randomness: the same history gives the same model, byte for byte.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,9 @@ struct TrainSettings {
   double prior_strength = 2;  // how many held-out values the pool's rate counts as, in each step of a label
   // A maintainer's correction (Correction) weighs this many plain history issues in the fit of its label.
   double correction_weight = 3;
+  // Asked between labels and folds; true ends the training with `training_stopped` (a server shutting down does not
+  // wait for a minute of fitting). Empty: never.
+  std::function<bool()> stop;
 };
 
 // What a maintainer did to the bot's labels on one issue: removed a label the bot applied (added = false), or added a

@@ -24,9 +24,10 @@ namespace {
 namespace lb = analyzers::labeler;
 
 // The settings `tracker train` uses by default: gates and calibration on five held-out folds.
-lb::TrainSettings train_settings() {
+lb::TrainSettings train_settings(const std::function<bool()>& stop) {
   lb::TrainSettings s;
   s.gate_folds = 5;
+  s.stop = stop;
   return s;
 }
 
@@ -51,14 +52,14 @@ Result<std::map<std::string, std::vector<lb::Correction>>> corrections_by_repo(s
 }
 
 Result<bool> retrain(schema::Database& db, const RepoSettings& repo, const std::vector<lb::Correction>& corrections,
-                     const std::string& now, Retrained& done) {
+                     const std::string& now, const std::function<bool()>& stop, Retrained& done) {
   PT_ASSIGN(const auto issues, schema::list_tracker_issues(db, repo.repo));
   if (issues.empty()) return false;  // nothing synced to learn from
   std::vector<lb::EvalIssue> history;
   history.reserve(issues.size());
   for (const auto& t : issues) history.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
   PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(repo.taxonomy));
-  PT_ASSIGN(auto model, lb::train_model(history, taxonomy, train_settings(), nullptr, corrections));
+  PT_ASSIGN(auto model, lb::train_model(history, taxonomy, train_settings(stop), nullptr, corrections));
   model.source = "db:" + repo.repo;
   const auto count = static_cast<std::int64_t>(corrections.size());
   PT_TRY(schema::save_label_model(
@@ -70,7 +71,7 @@ Result<bool> retrain(schema::Database& db, const RepoSettings& repo, const std::
 }  // namespace
 
 Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const GitHubSettings& gh, std::int64_t min_new,
-                                                  const std::string& now) {
+                                                  const std::string& now, const std::function<bool()>& stop) {
   std::vector<Retrained> out;
   if (min_new <= 0) return out;
   auto& db = store.db();
@@ -82,13 +83,13 @@ Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const Gi
     const std::int64_t before = stored ? stored->corrections : 0;
     if (static_cast<std::int64_t>(corrections.size()) - before < min_new) continue;
     Retrained done;
-    PT_ASSIGN(const bool trained, retrain(db, *repo, corrections, now, done));
+    PT_ASSIGN(const bool trained, retrain(db, *repo, corrections, now, stop, done));
     if (trained) out.push_back(std::move(done));
   }
   return out;
 }
 
-void retrain_pass(AppContext& app) {
+void retrain_pass(AppContext& app, const std::function<bool()>& stop) {
   // Seconds of CPU on the task's own thread: requests (and uploads) come first, as the compute pool's jobs yield.
   (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
   auto store = app.store();
@@ -97,7 +98,8 @@ void retrain_pass(AppContext& app) {
   auto turn = schema::TaskLock::try_take((*store)->db(), "label-retrain");
   if (!turn || !turn->held()) return;
   const auto& gh = app.settings().github;
-  auto done = retrain_due_models(**store, gh, gh.retrain_corrections, schema::now_iso8601());
+  auto done = retrain_due_models(**store, gh, gh.retrain_corrections, schema::now_iso8601(), stop);
+  if (!done && done.error().code == "training_stopped") return log().info("retrain: stopped with the server");
   if (!done) return log().error("retrain: {}", done.error().message);
   for (const auto& r : *done) {
     log().info("retrain: the labeler of {} learned from {} issues and {} corrections", r.repo, r.issues, r.corrections);

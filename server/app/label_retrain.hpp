@@ -6,6 +6,7 @@
 // and stored (schema/label_model_store.hpp). From then on the bot labels that repository with it, its calibration
 // (when a label is applied, when only suggested) moved by what the maintainers kept and took off.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +30,13 @@ struct Retrained {
 // Every repository with at least `min_new` corrections more than its stored model was trained with (all of them when
 // it has none) and a synced history: trained and stored, `now` (ISO 8601) its time. Repositories the bot does not
 // serve ([[github.repos]]) or whose model [github] turns off ("none") are left alone. `min_new` 0 retrains nothing.
+// `stop` (may be empty) cuts a training short: the pass then ends with `training_stopped`, nothing stored.
 Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const GitHubSettings& gh, std::int64_t min_new,
-                                                  const std::string& now);
+                                                  const std::string& now, const std::function<bool()>& stop = {});
 
 // One pass of serve's periodic retrain ([github] retrain_corrections, every retrain_check_s): one replica at a time on
 // a shared PostgreSQL (the others skip the round); each model trained, and each error, is a log line.
-void retrain_pass(AppContext& app);
+void retrain_pass(AppContext& app, const std::function<bool()>& stop);
 
 // The models serve retrained, by repository ("" = every one): [{"repo", "taxonomy", "issues", "corrections",
 // "corrections_since", "trained_at"}], corrections_since counting those recorded after the training (the next retrain

@@ -112,6 +112,20 @@ TEST_F(LabelRetrain, NothingWithoutAHistoryOrWhenTurnedOff) {
   EXPECT_TRUE(r->empty());
 }
 
+// A server that stops does not wait for a training: asked between labels and folds, it ends, and nothing is stored.
+TEST_F(LabelRetrain, AStoppedTrainingStoresNothing) {
+  history();
+  corrections(6);
+  int asked = 0;
+  auto r = retrain_due_models(*store_, gh(), 5, "2026-12-07T05:00:00Z", [&] { return ++asked > 3; });
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, "training_stopped");
+  EXPECT_GT(asked, 3);
+  auto stored = schema::label_model(db(), kRepo);
+  ASSERT_TRUE(stored);
+  EXPECT_FALSE(*stored);
+}
+
 TEST_F(LabelRetrain, TheBotLabelsWithTheRetrainedModelOfItsRepositoryAndTaxonomy) {
   history();
   corrections(6);
