@@ -43,21 +43,27 @@ Result<std::shared_ptr<const lb::LabelModel>> parsed(const schema::StoredLabelMo
   return slot.second;
 }
 
-// The corrections recorded per repository (any case of a name counts as one repository).
-Result<std::map<std::string, std::vector<lb::Correction>>> corrections_by_repo(schema::Database& db) {
+// The corrections recorded per repository: by its name in lower case (GitHub's names are case-insensitive), with the
+// spelling met first.
+struct RepoCorrections {
+  std::string repo;
+  std::vector<lb::Correction> corrections;
+};
+Result<std::map<std::string, RepoCorrections>> corrections_by_repo(schema::Database& db) {
   PT_ASSIGN(const auto all, schema::label_corrections(db, ""));
-  std::map<std::string, std::vector<lb::Correction>> out;
-  for (const auto& c : all) out[c.repo].push_back({c.number, c.label, c.added});
+  std::map<std::string, RepoCorrections> out;
+  for (const auto& c : all) {
+    auto& r = out[lower(c.repo)];
+    if (r.repo.empty()) r.repo = c.repo;
+    r.corrections.push_back({c.number, c.label, c.added});
+  }
   return out;
 }
 
 Result<bool> retrain(schema::Database& db, const RepoSettings& repo, const std::vector<lb::Correction>& corrections,
                      const std::string& now, const std::function<bool()>& stop, Retrained& done) {
-  PT_ASSIGN(const auto issues, schema::list_tracker_issues(db, repo.repo));
-  if (issues.empty()) return false;  // nothing synced to learn from
-  std::vector<lb::EvalIssue> history;
-  history.reserve(issues.size());
-  for (const auto& t : issues) history.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
+  PT_ASSIGN(const auto history, synced_history(db, repo.repo));
+  if (history.empty()) return false;  // nothing synced to learn from
   PT_ASSIGN(const auto taxonomy, lb::load_taxonomy(repo.taxonomy));
   PT_ASSIGN(auto model, lb::train_model(history, taxonomy, train_settings(stop), nullptr, corrections));
   model.source = "db:" + repo.repo;
@@ -76,10 +82,11 @@ Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const Gi
   if (min_new <= 0) return out;
   auto& db = store.db();
   PT_ASSIGN(const auto by_repo, corrections_by_repo(db));
-  for (const auto& [name, corrections] : by_repo) {
-    const auto repo = repo_settings(gh, name);
+  for (const auto& [key, found] : by_repo) {
+    const auto& corrections = found.corrections;
+    const auto repo = repo_settings(gh, found.repo);
     if (!repo || repo->label_model == "none") continue;
-    PT_ASSIGN(const auto stored, schema::label_model(db, name));
+    PT_ASSIGN(const auto stored, schema::label_model(db, found.repo));
     const std::int64_t before = stored ? stored->corrections : 0;
     if (static_cast<std::int64_t>(corrections.size()) - before < min_new) continue;
     Retrained done;
@@ -106,15 +113,30 @@ void retrain_pass(AppContext& app, const std::function<bool()>& stop) {
   }
 }
 
+Result<std::vector<lb::EvalIssue>> synced_history(schema::Database& db, std::string_view repo) {
+  PT_ASSIGN(const auto issues, schema::list_tracker_issues(db, repo));
+  std::vector<lb::EvalIssue> out;
+  out.reserve(issues.size());
+  for (const auto& t : issues) out.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
+  return out;
+}
+
+Result<std::vector<lb::Correction>> repo_corrections(schema::Database& db, std::string_view repo) {
+  PT_ASSIGN(const auto found, schema::label_corrections(db, repo));
+  std::vector<lb::Correction> out;
+  out.reserve(found.size());
+  for (const auto& c : found) out.push_back({c.number, c.label, c.added});
+  return out;
+}
+
 Result<nlohmann::json> retrained_models(schema::Database& db, std::string_view repo) {
   PT_ASSIGN(const auto models, schema::label_models(db));
   PT_ASSIGN(const auto by_repo, corrections_by_repo(db));
   auto out = nlohmann::json::array();
   for (const auto& m : models) {
     if (!repo.empty() && !iequals(m.repo, repo)) continue;
-    std::int64_t now = 0;
-    for (const auto& [name, corrections] : by_repo)
-      if (iequals(name, m.repo)) now += static_cast<std::int64_t>(corrections.size());
+    const auto found = by_repo.find(lower(m.repo));
+    const auto now = found == by_repo.end() ? 0 : static_cast<std::int64_t>(found->second.corrections.size());
     out.push_back({{"repo", m.repo},
                    {"taxonomy", m.taxonomy},
                    {"issues", m.issues},

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/taxonomy.hpp"
 #include "common/result.hpp"
 #include "schema/store.hpp"
@@ -37,6 +38,11 @@ Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const Gi
 // One pass of serve's periodic retrain ([github] retrain_corrections, every retrain_check_s): one replica at a time on
 // a shared PostgreSQL (the others skip the round); each model trained, and each error, is a log line.
 void retrain_pass(AppContext& app, const std::function<bool()>& stop);
+
+// A repository's issues as `tracker sync` stored them, in the shape the labeler learns from; and the maintainers'
+// corrections of the bot's labels there, which the training weighs above them.
+Result<std::vector<analyzers::labeler::EvalIssue>> synced_history(schema::Database& db, std::string_view repo);
+Result<std::vector<analyzers::labeler::Correction>> repo_corrections(schema::Database& db, std::string_view repo);
 
 // The models serve retrained, by repository ("" = every one): [{"repo", "taxonomy", "issues", "corrections",
 // "corrections_since", "trained_at"}], corrections_since counting those recorded after the training (the next retrain

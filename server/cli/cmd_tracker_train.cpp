@@ -16,8 +16,7 @@
 #include "analyzers/labeler/eval.hpp"
 #include "analyzers/labeler/model.hpp"
 #include "common/strings.hpp"
-#include "schema/label_feedback_store.hpp"
-#include "schema/tracker_store.hpp"
+#include "server/app/label_retrain.hpp"
 #include "server/cli/commands.hpp"
 
 namespace perftriage::cli {
@@ -104,10 +103,8 @@ Result<std::vector<lb::EvalIssue>> history(const TrainOptions& o, std::string& s
   if (o.db.empty() || o.repo.empty())
     return make_error(ErrorKind::invalid_input, "no_history", "give --from FILE.jsonl, or --db PATH and --repo");
   PT_ASSIGN(auto store, open_existing_store(o.db));
-  PT_ASSIGN(const auto issues, schema::list_tracker_issues(store.db(), o.repo));
-  for (const auto& t : issues) out.push_back({t.repo, {}, t.title, t.body, t.number, t.labels});
-  PT_ASSIGN(const auto found, schema::label_corrections(store.db(), o.repo));
-  for (const auto& c : found) corrections.push_back({c.number, c.label, c.added});
+  PT_ASSIGN(out, server::synced_history(store.db(), o.repo));
+  PT_ASSIGN(corrections, server::repo_corrections(store.db(), o.repo));
   if (out.empty())
     return make_error(ErrorKind::not_found, "no_history",
                       "no synced issues of " + o.repo + " in " + o.db + " (run `perftriage tracker sync` first)");
