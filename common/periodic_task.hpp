@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -14,25 +15,28 @@ namespace perftriage {
 
 class PeriodicTask {
  public:
-  PeriodicTask(std::chrono::milliseconds interval, std::function<void()> work)
-      : interval_(interval), work_(std::move(work)) {}
+  // The first run after `first` (one interval when not given), then one every interval.
+  PeriodicTask(std::chrono::milliseconds interval, std::function<void()> work,
+               std::optional<std::chrono::milliseconds> first = std::nullopt)
+      : interval_(interval), first_(first.value_or(interval)), work_(std::move(work)) {}
   ~PeriodicTask() { stop(); }
   PeriodicTask(const PeriodicTask&) = delete;
   PeriodicTask& operator=(const PeriodicTask&) = delete;
 
-  // The first run after one interval, then one every interval.
   void start() {
     if (thread_.joinable()) return;
     stopping_ = false;
     thread_ = std::thread([this] {
       std::unique_lock lock(mutex_);
-      while (!wake_.wait_for(lock, interval_, [this] { return stopping_.load(); })) {
+      for (auto wait = first_; !wake_.wait_for(lock, wait, [this] { return stopping_.load(); }); wait = interval_) {
         lock.unlock();
         work_();
         lock.lock();
       }
     });
   }
+  // True once stop() was called: a long run of the work may ask, and end early.
+  [[nodiscard]] bool stopping() const noexcept { return stopping_.load(); }
   void stop() {
     {
       std::lock_guard lock(mutex_);
@@ -44,6 +48,7 @@ class PeriodicTask {
 
  private:
   std::chrono::milliseconds interval_;
+  std::chrono::milliseconds first_;
   std::function<void()> work_;
   std::atomic<bool> stopping_{false};
   std::mutex mutex_;

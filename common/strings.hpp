@@ -14,6 +14,16 @@ constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast
 // ' ', '\t', '\n', '\v', '\f', '\r'.
 constexpr bool is_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
+// "a, b or c": the names a message says are accepted.
+inline std::string join_or(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 inline std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = ascii_lower(c);

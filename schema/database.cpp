@@ -29,7 +29,7 @@ Result<Database> Database::open(const std::string& path, int busy_timeout_ms) {
   if (is_postgres_url(path)) {
     PT_ASSIGN(conn, connect_postgres(path));
   } else {
-    PT_ASSIGN(conn, open_sqlite(path));
+    PT_ASSIGN(conn, open_sqlite(path, busy_timeout_ms));
   }
   Database db(std::move(conn));
   db.set_busy_timeout(busy_timeout_ms);

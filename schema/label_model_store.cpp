@@ -9,6 +9,8 @@ constexpr std::string_view kUpsert =
     "corrections = excluded.corrections, trained_at = excluded.trained_at";
 constexpr std::string_view kOne =
     "SELECT repo, taxonomy, model, issues, corrections, trained_at FROM label_models WHERE repo = $1";
+constexpr std::string_view kOneHead =
+    "SELECT repo, taxonomy, '', issues, corrections, trained_at FROM label_models WHERE repo = $1";
 constexpr std::string_view kAll =
     "SELECT repo, taxonomy, '', issues, corrections, trained_at FROM label_models ORDER BY repo";
 
@@ -27,6 +29,12 @@ Result<void> save_label_model(Database& db, const StoredLabelModel& m) {
 
 Result<std::optional<StoredLabelModel>> label_model(Database& db, std::string_view repo) {
   PT_ASSIGN(auto st, Statement::prepare(db, kOne));
+  st.bind(1, repo);
+  return first(st, read_row);
+}
+
+Result<std::optional<StoredLabelModel>> label_model_head(Database& db, std::string_view repo) {
+  PT_ASSIGN(auto st, Statement::prepare(db, kOneHead));
   st.bind(1, repo);
   return first(st, read_row);
 }

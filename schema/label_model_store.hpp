@@ -23,6 +23,8 @@ struct StoredLabelModel {
 Result<void> save_label_model(Database& db, const StoredLabelModel& m);
 // nullopt: never retrained. `repo` in any case.
 Result<std::optional<StoredLabelModel>> label_model(Database& db, std::string_view repo);
+// The same without its JSON (`model` ""): which training it is, read before deciding to fetch the model itself.
+Result<std::optional<StoredLabelModel>> label_model_head(Database& db, std::string_view repo);
 // Every stored model without its JSON (the list /api/v1/issues/labels shows), by repo.
 Result<std::vector<StoredLabelModel>> label_models(Database& db);
 

@@ -133,7 +133,7 @@ Result<void> SqliteConnection::exec(std::string_view sql) {
 
 }  // namespace
 
-Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
+Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path, int busy_timeout_ms) {
   // SQLite counts every allocation under one global mutex unless told not to (SQLITE_CONFIG_MEMSTATUS, on by
   // default); nothing here reads those counters, and a 1M-row ingest spent 3.6% of its time in that mutex. Must come
   // before SQLite initialises, so before the first connection; a later call would only answer SQLITE_MISUSE.
@@ -150,8 +150,8 @@ Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path) {
   sqlite3_extended_result_codes(raw, 1);
   // Before the first statement: the PRAGMAs below read the file header, and while another connection recovers the
   // WAL index (the first to open after the last one closed) that read answers SQLITE_BUSY at once unless a busy
-  // handler waits. Database::open sets the configured timeout afterwards.
-  sqlite3_busy_timeout(raw, 5000);
+  // handler waits.
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
   // WAL lets readers (dashboard) run while an upload writes; NORMAL sync is durable in WAL mode
   // except for the last transactions on power loss, which is acceptable for re-uploadable CI data.
   PT_TRY(

@@ -12,7 +12,8 @@
 
 namespace perftriage::schema {
 
-Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path);
+// busy_timeout_ms holds from the connection's first statement on.
+Result<std::unique_ptr<Connection>> open_sqlite(const std::string& path, int busy_timeout_ms);
 
 // The SQLite handle under `db`, for the files that use SQLite's own API (the result writer, the WAL-index probe,
 // backups); nullptr when `db` is not SQLite.

@@ -9,6 +9,7 @@
 
 #include "analyzers/labeler/model.hpp"
 #include "analyzers/labeler/rules.hpp"
+#include "common/strings.hpp"
 #include "common/utf8.hpp"
 
 namespace perftriage::analyzers::labeler {
@@ -293,12 +294,7 @@ std::string layers_names_text(std::string_view also) {
   std::vector<std::string_view> names;
   for (auto l : kAllLayers) names.push_back(layers_name(l));
   if (!also.empty()) names.push_back(also);
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += names[i];
-  }
-  return out;
+  return join_or(names);
 }
 
 LabelResult label_issue(const IssueInput& issue, const Taxonomy& taxonomy, const EvidenceLookup& evidence,

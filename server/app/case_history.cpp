@@ -1,8 +1,10 @@
 #include "server/app/case_history.hpp"
 
 #include <array>
+#include <vector>
 
 #include "analyzers/compare/change_detection.hpp"
+#include "common/strings.hpp"
 #include "schema/artifact_store.hpp"
 
 namespace perftriage::server {
@@ -134,12 +136,9 @@ std::optional<HistoryMetric> history_metric(std::string_view name) {
 }
 
 std::string history_metric_names() {
-  std::string out;
-  for (std::size_t i = 0; i < kMetrics.size(); ++i) {
-    if (i > 0) out += i + 1 == kMetrics.size() ? " or " : ", ";
-    out += to_string(kMetrics[i]);
-  }
-  return out;
+  std::vector<std::string_view> names;
+  for (auto m : kMetrics) names.push_back(to_string(m));
+  return join_or(names);
 }
 
 Result<json> case_history(schema::Store& store, const schema::HistoryQuery& q, HistoryMetric metric) {

@@ -131,8 +131,12 @@ const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::strin
   return it == repos.end() ? nullptr : &*it;
 }
 
+RepoSettings github_defaults(const GitHubSettings& gh, std::string_view repo) {
+  return RepoSettings{std::string(repo), gh.taxonomy, gh.label_layers, gh.label_model};
+}
+
 std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo) {
-  RepoSettings out{std::string(repo), gh.taxonomy, gh.label_layers, gh.label_model};
+  RepoSettings out = github_defaults(gh, repo);
   if (gh.repos.empty()) return out;
   const RepoSettings* listed = find_repo(gh.repos, repo);
   if (!listed) return std::nullopt;

@@ -21,6 +21,8 @@ Result<analyzers::labeler::Taxonomy> bot_taxonomy(const std::string& name, const
 // leaves them out (label_layers is always set); nullopt when [[github.repos]] lists other repositories but not this one
 // (the bot does nothing there). With no list every repository is served with [github]'s settings.
 std::optional<RepoSettings> repo_settings(const GitHubSettings& gh, std::string_view repo);
+// [github]'s settings for `repo`, whatever [[github.repos]] lists: what a repository without a table of its own gets.
+RepoSettings github_defaults(const GitHubSettings& gh, std::string_view repo);
 // The table of `repo` in [[github.repos]] (any case), nullptr when it has none.
 const RepoSettings* find_repo(const std::vector<RepoSettings>& repos, std::string_view repo);
 

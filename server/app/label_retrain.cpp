@@ -31,15 +31,18 @@ lb::TrainSettings train_settings(const std::function<bool()>& stop) {
   return s;
 }
 
-// A stored model, parsed once per (repository, training): every webhook of a repository reads the same one.
-Result<std::shared_ptr<const lb::LabelModel>> parsed(const schema::StoredLabelModel& stored) {
+// A stored model (`head`: which training), read and parsed once per training: every webhook of a repository reads the
+// same one, and only the short head row is read from the database until a retrain replaces it.
+Result<std::shared_ptr<const lb::LabelModel>> parsed(schema::Database& db, const schema::StoredLabelModel& head) {
   static std::mutex mutex;
   static std::map<std::string, std::pair<std::string, std::shared_ptr<const lb::LabelModel>>> cache;
   const std::lock_guard lock(mutex);
-  auto& slot = cache[stored.repo];
-  if (slot.second && slot.first == stored.trained_at) return slot.second;
-  PT_ASSIGN(auto model, lb::load_model(stored.model));
-  slot = {stored.trained_at, std::make_shared<const lb::LabelModel>(std::move(model))};
+  auto& slot = cache[head.repo];
+  if (slot.second && slot.first == head.trained_at) return slot.second;
+  PT_ASSIGN(const auto stored, schema::label_model(db, head.repo));
+  if (!stored) return make_error(ErrorKind::not_found, "no_label_model", "no retrained model of " + head.repo);
+  PT_ASSIGN(auto model, lb::load_model(stored->model));
+  slot = {stored->trained_at, std::make_shared<const lb::LabelModel>(std::move(model))};
   return slot.second;
 }
 
@@ -86,7 +89,7 @@ Result<std::vector<Retrained>> retrain_due_models(schema::Store& store, const Gi
     const auto& corrections = found.corrections;
     const auto repo = repo_settings(gh, found.repo);
     if (!repo || repo->label_model == "none") continue;
-    PT_ASSIGN(const auto stored, schema::label_model(db, found.repo));
+    PT_ASSIGN(const auto stored, schema::label_model_head(db, found.repo));
     const std::int64_t before = stored ? stored->corrections : 0;
     if (static_cast<std::int64_t>(corrections.size()) - before < min_new) continue;
     Retrained done;
@@ -151,9 +154,9 @@ Result<lb::Taxonomy> repo_taxonomy(schema::Database& db, std::string_view repo, 
                                    const std::string& label_model) {
   PT_ASSIGN(auto out, bot_taxonomy(taxonomy, label_model));
   if (label_model == "none") return out;
-  PT_ASSIGN(const auto stored, schema::label_model(db, repo));
-  if (!stored || stored->taxonomy != taxonomy) return out;  // trained for another taxonomy than the one set now
-  PT_ASSIGN(out.model, parsed(*stored));
+  PT_ASSIGN(const auto head, schema::label_model_head(db, repo));
+  if (!head || head->taxonomy != taxonomy) return out;  // trained for another taxonomy than the one set now
+  PT_ASSIGN(out.model, parsed(db, *head));
   return out;
 }
 

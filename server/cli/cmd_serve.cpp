@@ -2,7 +2,6 @@
 // comes from the settings table, server/cli/settings_flags.hpp), an optional integrity check, migrations and the
 // demo, then the HTTP server and its background tasks.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -163,17 +162,12 @@ Result<int> run_server(const server::Settings& settings, Io io) {
   // The labeler learns from the maintainers' corrections (server/app/label_retrain.hpp).
   // The first look a minute after the start (a server restarted more often than retrain_check_s still learns), then
   // every retrain_check_s; a training in progress when the server stops is cut short, not waited for.
-  std::atomic<bool> stopping{false};
   const auto every = std::chrono::milliseconds(std::llround(settings.github.retrain_check_s * 1000.0));
-  auto due = std::chrono::steady_clock::now();
-  PeriodicTask retrain(std::min(every, std::chrono::milliseconds(60'000)), [&app, &stopping, every, due]() mutable {
-    if (std::chrono::steady_clock::now() < due) return;
-    due = std::chrono::steady_clock::now() + every;
-    server::retrain_pass(app, [&stopping] { return stopping.load(); });
-  });
+  PeriodicTask retrain(
+      every, [&app, &retrain] { server::retrain_pass(app, [&retrain] { return retrain.stopping(); }); },
+      std::min(every, std::chrono::milliseconds(60'000)));
   if (settings.github.retrain_corrections > 0) retrain.start();
   http.run(settings.threads);
-  stopping = true;
   retrain.stop();
   delivery_recovery.stop();
   if (worker) worker->stop();

@@ -82,8 +82,7 @@ Result<ApiResponse> label(const ApiRequest& req, AppContext& app) {
   PT_ASSIGN(auto issue, read_issue(j));
   const GitHubSettings& gh = app.settings().github;
   // A repository [[github.repos]] lists gets its own settings; any other, [github]'s.
-  const RepoSettings bot =
-      repo_settings(gh, issue.repo).value_or(RepoSettings{issue.repo, gh.taxonomy, gh.label_layers, gh.label_model});
+  const RepoSettings bot = repo_settings(gh, issue.repo).value_or(github_defaults(gh, issue.repo));
   PT_ASSIGN(auto store, app.store());
   PT_ASSIGN(auto taxonomy, request_taxonomy(j.value("taxonomy", json()), store->db(), issue.repo, bot));
   lb::LabelSettings settings;

@@ -34,5 +34,30 @@ TEST(PeriodicTask, StopWakesTheWaitAtOnceAndTheFirstRunWaitsOneInterval) {
   EXPECT_EQ(runs, 0);
 }
 
+// A first delay shorter than the interval: one run soon after the start, none more within the hour; a run that asks
+// whether the task is stopping learns it once stop() was called.
+TEST(PeriodicTask, TheFirstRunCanComeBeforeTheIntervalAndAskWhetherToStop) {
+  std::atomic<int> runs{0};
+  std::atomic<bool> saw_stop{false};
+  PeriodicTask* self = nullptr;
+  PeriodicTask task(
+      1h,
+      [&] {
+        ++runs;
+        const auto deadline = std::chrono::steady_clock::now() + 10s;
+        while (!self->stopping() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+        saw_stop = self->stopping();
+      },
+      5ms);
+  self = &task;
+  EXPECT_FALSE(task.stopping());
+  task.start();
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (runs < 1 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+  task.stop();
+  EXPECT_EQ(runs, 1);
+  EXPECT_TRUE(saw_stop);
+}
+
 }  // namespace
 }  // namespace perftriage

@@ -41,6 +41,13 @@ TEST_F(LabelModelStore, OnePerRepositoryReplacedByTheNextTraining) {
   EXPECT_EQ((*stored)->corrections, 45);
   EXPECT_EQ((*stored)->trained_at, "2026-12-07T06:00:00Z");
 
+  auto head = label_model_head(db(), "INTEL/torch-xpu-ops");  // which training, without the model's JSON
+  ASSERT_TRUE(head && *head);
+  EXPECT_EQ((*head)->repo, "intel/torch-xpu-ops");
+  EXPECT_TRUE((*head)->model.empty());
+  EXPECT_EQ((*head)->trained_at, "2026-12-07T06:00:00Z");
+  EXPECT_EQ((*head)->corrections, 45);
+
   auto all = label_models(db());
   ASSERT_TRUE(all) << all.error().message;
   ASSERT_EQ(all->size(), 2u);
